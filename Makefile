@@ -1,0 +1,43 @@
+# The two commands: `make demo` runs the bundled AscendC examples on the CPU, `make test` runs every
+# test. Both install missing Debian packages first (scripts/install-deps.sh is idempotent).
+BUILD     ?= build
+JOBS      ?= $(shell nproc)
+CMAKE_GEN := -G Ninja
+
+.PHONY: all deps build demo test test-quick bench asan tsan install clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/tools/aicore demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+test-quick: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L quick
+
+bench: deps
+	cmake -S . -B build/bench-release $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
+	cmake --build build/bench-release -j $(JOBS)
+	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
+
+asan: deps
+	cmake --preset asan-ubsan && cmake --build --preset asan-ubsan -j $(JOBS)
+	ctest --preset asan-ubsan
+
+tsan: deps
+	cmake --preset tsan && cmake --build --preset tsan -j $(JOBS)
+	ctest --preset tsan
+
+clean:
+	rm -rf $(BUILD) build/

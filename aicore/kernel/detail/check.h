@@ -1,0 +1,33 @@
+// Private helpers shared by the kernel API: the current core, error raising with the caller's
+// source location, and funnel issue.
+#pragma once
+
+#include <source_location>
+
+#include "aicore/sim/core.h"
+#include "aicore/sim/funnel.h"
+
+namespace AscendC::detail {
+
+using SrcLoc = std::source_location;
+using aicore::StatusCode;
+
+inline aicore::sim::Core& Core() { return aicore::sim::CurrentCore(); }
+
+// Raises a kernel error naming the kernel, core, API and call site.
+template <typename... Args>
+[[noreturn]] inline void Fail(StatusCode code, const char* api, const SrcLoc& loc,
+                              const Args&... args) {
+  aicore::sim::KernelFail(code, api, loc, args...);
+}
+
+}  // namespace AscendC::detail
+
+// Hands an instruction record to the core's observers. `build` is an expression of type Instr;
+// it is evaluated only when an observer is attached. See Note [Funnel cost].
+#define AICORE_ISSUE(core, build)              \
+  do {                                         \
+    if ((core).observed()) [[unlikely]] {      \
+      (core).Notify(build);                    \
+    }                                          \
+  } while (0)

@@ -1,0 +1,195 @@
+// TPipe's buffer carving and event IDs; SetFlag/WaitFlag/PipeBarrier bookkeeping.
+#include "aicore/kernel/pipe/tpipe.h"
+
+namespace AscendC {
+
+namespace detail {
+
+const char* HardEventName(HardEvent e) {
+  static const char* const kNames[] = {
+      "MTE2_MTE1", "MTE1_MTE2", "MTE1_M", "M_MTE1", "MTE2_V", "V_MTE2", "MTE3_V", "V_MTE3",
+      "M_V", "V_M", "V_V", "MTE3_MTE1", "MTE1_MTE3", "MTE1_V", "MTE2_M", "M_MTE2", "V_MTE1",
+      "M_FIX", "FIX_M", "MTE3_MTE2", "MTE2_MTE3", "S_V", "V_S", "S_MTE2", "MTE2_S", "S_MTE3",
+      "MTE3_S", "MTE2_FIX", "FIX_MTE2", "FIX_S", "M_S", "FIX_MTE3", "MTE1_FIX", "FIX_MTE1",
+      "FIX_FIX", "M_MTE3", "MTE3_M"};
+  auto i = static_cast<size_t>(e);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
+}
+
+namespace {
+
+void CheckEvent(const char* api, HardEvent e, int32_t id, const SrcLoc& loc) {
+  auto& core = Core();
+  if (e >= HardEvent::MAX) {
+    Fail(StatusCode::kInvalidArgument, api, loc, "unknown HardEvent ", static_cast<int>(e));
+  }
+  if (id < 0 || id >= core.chip().event_ids) {
+    Fail(StatusCode::kInvalidArgument, api, loc, "event ID ", id, " for ", HardEventName(e),
+         " is outside [0, ", core.chip().event_ids - 1, "] on ", core.chip().name);
+  }
+}
+
+aicore::sim::Instr FlagInstr(aicore::sim::Core& core, aicore::sim::InstrKind kind,
+                             const char* api, HardEvent e, int32_t id, const SrcLoc& loc) {
+  aicore::sim::Instr in;
+  in.kind = kind;
+  in.api = api;
+  in.pipe = PipesOf(e).src;
+  in.wait_pipe = PipesOf(e).dst;
+  in.event_id = id;
+  in.loc = loc;
+  (void)core;
+  return in;
+}
+
+aicore::sim::Pipe ToSimPipe(pipe_t p) {
+  using P = aicore::sim::Pipe;
+  switch (p) {
+    case PIPE_S: return P::kS;
+    case PIPE_V: return P::kV;
+    case PIPE_M: return P::kM;
+    case PIPE_MTE1: return P::kMte1;
+    case PIPE_MTE2: return P::kMte2;
+    case PIPE_MTE3: return P::kMte3;
+    case PIPE_FIX: return P::kFix;
+    case PIPE_ALL: return P::kAll;
+  }
+  return P::kAll;
+}
+
+}  // namespace
+
+void SetFlagImpl(HardEvent e, int32_t id, const SrcLoc& loc) {
+  CheckEvent("SetFlag", e, id, loc);
+  auto& core = Core();
+  uint32_t& bits = core.flag_bits[static_cast<int>(e)];
+  if (bits & (1u << id)) {
+    Fail(StatusCode::kFailedPrecondition, "SetFlag", loc, "flag ", HardEventName(e), " ID ", id,
+         " is already set and not yet waited on (a flag must not be set twice without a "
+         "WaitFlag in between)");
+  }
+  bits |= 1u << id;
+  AICORE_ISSUE(core, FlagInstr(core, aicore::sim::InstrKind::kSetFlag, "SetFlag", e, id, loc));
+}
+
+void WaitFlagImpl(HardEvent e, int32_t id, const SrcLoc& loc) {
+  CheckEvent("WaitFlag", e, id, loc);
+  auto& core = Core();
+  uint32_t& bits = core.flag_bits[static_cast<int>(e)];
+  if (!(bits & (1u << id))) {
+    Fail(StatusCode::kDeadlock, "WaitFlag", loc, "flag ", HardEventName(e), " ID ", id,
+         " was never set by an earlier SetFlag; on hardware this waits forever");
+  }
+  bits &= ~(1u << id);
+  AICORE_ISSUE(core, FlagInstr(core, aicore::sim::InstrKind::kWaitFlag, "WaitFlag", e, id, loc));
+}
+
+void PipeBarrierImpl(pipe_t p, const SrcLoc& loc) {
+  if (p == PIPE_S) {
+    Fail(StatusCode::kInvalidArgument, "PipeBarrier", loc,
+         "PipeBarrier<PIPE_S> is not valid (the scalar pipe is in order by itself)");
+  }
+  auto& core = Core();
+  AICORE_ISSUE(core, ([&] {
+                 aicore::sim::Instr in;
+                 in.kind = aicore::sim::InstrKind::kBarrier;
+                 in.api = "PipeBarrier";
+                 in.pipe = ToSimPipe(p);
+                 in.loc = loc;
+                 return in;
+               }()));
+}
+
+HardEvent EventBetween(pipe_t src, pipe_t dst, const SrcLoc& loc) {
+  for (int i = 0; i < static_cast<int>(HardEvent::MAX); ++i) {
+    auto e = static_cast<HardEvent>(i);
+    if (PipesOf(e).src == ToSimPipe(src) && PipesOf(e).dst == ToSimPipe(dst)) return e;
+  }
+  Fail(StatusCode::kInvalidArgument, "TQueSync", loc, "no hardware event connects pipe ",
+       aicore::sim::PipeName(ToSimPipe(src)), " to pipe ", aicore::sim::PipeName(ToSimPipe(dst)));
+}
+
+}  // namespace detail
+
+TPipe::TPipe() : core_(&detail::Core()), previous_pipe_(core_->tpipe) { core_->tpipe = this; }
+
+TPipe::~TPipe() {
+  if (aicore::sim::CurrentCoreOrNull() == core_ && core_->tpipe == this) {
+    core_->tpipe = previous_pipe_;
+  }
+}
+
+void TPipe::Reset() {
+  used_.fill(0);
+  buffers_ = 0;
+}
+
+uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::SrcLoc& loc) {
+  const auto& chip = core_->chip();
+  const aicore::arch::Buffer b = chip.BufferOf(ToArch(pos));
+  const char* pos_name = aicore::arch::PositionName(ToArch(pos));
+  if (b == aicore::arch::Buffer::kNone || b == aicore::arch::Buffer::kGm) {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc, "position ", pos_name,
+                 " has no local buffer on ", chip.name);
+  }
+  if (!core_->HasBuffer(b)) {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc, "position ", pos_name,
+                 " lives in ", aicore::arch::BufferName(b), ", which ", core_->Name(),
+                 " does not have on ", chip.name, " (split chip: UB is on the AIV, L1/L0 on the AIC)");
+  }
+  if (buffers_ + buffers > detail::kMaxQueueBuffers) {
+    detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, "TPipe would hold ",
+                 buffers_ + buffers, " buffers; the limit is ", detail::kMaxQueueBuffers);
+  }
+  uint64_t& used = used_[static_cast<int>(b)];
+  const uint64_t cap = chip.spec(b).bytes;
+  const uint64_t align = chip.spec(b).align;
+  const uint64_t start = (used + align - 1) / align * align;
+  if (start + bytes > cap) {
+    detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, pos_name,
+                 " buffer of ", bytes, " B does not fit in ", aicore::arch::BufferName(b), ": ",
+                 cap - std::min(cap, start), " B of ", cap, " B are left on ", chip.name);
+  }
+  used = start + bytes;
+  buffers_ += buffers;
+  return core_->LocalBase(b) + start;
+}
+
+event_t TPipe::AllocEvent(HardEvent e, const detail::SrcLoc& loc) {
+  uint32_t& in_use = core_->event_ids_in_use[static_cast<int>(e)];
+  for (int id = 0; id < core_->chip().event_ids; ++id) {
+    if (!(in_use & (1u << id))) {
+      in_use |= 1u << id;
+      return static_cast<event_t>(id);
+    }
+  }
+  detail::Fail(aicore::StatusCode::kResourceExhausted, "AllocEventID", loc, "all ",
+               core_->chip().event_ids, " event IDs of ", detail::HardEventName(e),
+               " are allocated (ReleaseEventID some)");
+}
+
+void TPipe::ReleaseEvent(HardEvent e, event_t id, const detail::SrcLoc& loc) {
+  uint32_t& in_use = core_->event_ids_in_use[static_cast<int>(e)];
+  if (id < 0 || id >= core_->chip().event_ids || !(in_use & (1u << id))) {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "ReleaseEventID", loc, "event ID ",
+                 static_cast<int>(id), " of ", detail::HardEventName(e), " is not allocated");
+  }
+  in_use &= ~(1u << id);
+}
+
+event_t TPipe::FetchEvent(HardEvent e) {
+  const uint32_t in_use = core_->event_ids_in_use[static_cast<int>(e)];
+  for (int id = 0; id < core_->chip().event_ids; ++id) {
+    if (!(in_use & (1u << id))) return static_cast<event_t>(id);
+  }
+  return EVENT_ID0;
+}
+
+uint8_t* TPipe::GetBaseAddr(int8_t pos) {
+  const auto b = core_->chip().BufferOf(static_cast<aicore::arch::Position>(pos));
+  return b == aicore::arch::Buffer::kNone ? nullptr : core_->LocalBase(b);
+}
+
+TPipe* GetTPipePtr() { return static_cast<TPipe*>(detail::Core().tpipe); }
+
+}  // namespace AscendC

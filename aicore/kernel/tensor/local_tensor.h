@@ -1,0 +1,120 @@
+// LocalTensor<T>: a view of elements in one of the core's local buffers (UB, L1, L0A/B/C, ...).
+// Tensors from a TQue carry the buffer's generation, so a tensor used after FreeTensor is caught.
+#pragma once
+
+#include <cstdint>
+
+#include "aicore/kernel/detail/check.h"
+#include "aicore/kernel/types.h"
+
+namespace AscendC {
+
+namespace detail {
+// One queue buffer's lifetime state; `generation` changes on every FreeTensor.
+struct BufferSlot {
+  uint32_t generation = 0;
+};
+}  // namespace detail
+
+template <typename T>
+class LocalTensor {
+ public:
+  using PrimType = T;
+
+  LocalTensor() = default;
+  // Used by TPipe/TQue/TBuf: `addr` in the core's buffer for `pos`, `size` elements.
+  LocalTensor(T* addr, uint32_t size, TPosition pos, detail::BufferSlot* slot = nullptr)
+      : addr_(addr), size_(size), pos_(pos), slot_(slot),
+        generation_(slot ? slot->generation : 0) {}
+
+  // Returns the tensor starting `offset` elements in (offset <= GetSize()).
+  LocalTensor operator[](uint32_t offset) const {
+    CheckLive("LocalTensor::operator[]", detail::SrcLoc::current());
+    if (offset > size_) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kOutOfRange, "LocalTensor::operator[]",
+                   detail::SrcLoc::current(), "offset ", offset, " is past the tensor's ", size_,
+                   " elements");
+    }
+    LocalTensor t = *this;
+    t.addr_ += offset;
+    t.size_ -= offset;
+    return t;
+  }
+
+  // Scalar read on PIPE_S.
+  T GetValue(uint32_t index, detail::SrcLoc loc = detail::SrcLoc::current()) const {
+    CheckIndex("GetValue", index, loc);
+    return addr_[index];
+  }
+  // Scalar write on PIPE_S.
+  void SetValue(uint32_t index, T value, detail::SrcLoc loc = detail::SrcLoc::current()) const {
+    CheckIndex("SetValue", index, loc);
+    addr_[index] = value;
+  }
+  T& operator()(uint32_t index) const {
+    CheckIndex("LocalTensor::operator()", index, detail::SrcLoc::current());
+    return addr_[index];
+  }
+
+  uint32_t GetSize() const { return size_; }
+  uint32_t GetLength() const { return size_ * sizeof(T); }  // deprecated: bytes
+  void SetSize(uint32_t size) { size_ = size; }
+  TPosition GetPosition() const { return pos_; }
+  // Returns the byte offset of the tensor within its physical buffer.
+  uint64_t GetPhyAddr() const {
+    auto& core = detail::Core();
+    return core.Locate(addr_, 0).offset;
+  }
+  void SetUserTag(int32_t tag) { tag_ = tag; }
+  int32_t GetUserTag() const { return tag_; }
+
+  // Returns a view of the same bytes as elements of U.
+  template <typename U>
+  LocalTensor<U> ReinterpretCast() const {
+    LocalTensor<U> t(reinterpret_cast<U*>(addr_),
+                     static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_, nullptr);
+    t.AdoptSlot(slot_, generation_);
+    return t;
+  }
+
+  // --- aicore internals (not AscendC API) ---
+  T* data() const { return addr_; }
+  uint64_t bytes() const { return uint64_t{size_} * sizeof(T); }
+  bool valid() const { return addr_ != nullptr; }
+  void AdoptSlot(detail::BufferSlot* slot, uint32_t generation) {
+    slot_ = slot;
+    generation_ = generation;
+  }
+  detail::BufferSlot* slot() const { return slot_; }
+  uint32_t generation() const { return generation_; }
+  // Fails when the tensor was never allocated or its buffer was freed since.
+  void CheckLive(const char* api, const detail::SrcLoc& loc) const {
+    if (addr_ == nullptr) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
+                   "LocalTensor was never allocated (default-constructed)");
+    }
+    if (slot_ != nullptr && slot_->generation != generation_) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
+                   "LocalTensor used after FreeTensor (its queue buffer was freed and may have "
+                   "been reallocated)");
+    }
+  }
+
+ private:
+  void CheckIndex(const char* api, uint32_t index, const detail::SrcLoc& loc) const {
+    CheckLive(api, loc);
+    if (index >= size_) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kOutOfRange, api, loc, "index ", index,
+                   " is past the tensor's ", size_, " elements");
+    }
+  }
+
+  T* addr_ = nullptr;
+  uint32_t size_ = 0;
+  TPosition pos_ = TPosition::VECCALC;
+  detail::BufferSlot* slot_ = nullptr;
+  uint32_t generation_ = 0;
+  int32_t tag_ = 0;
+};
+
+}  // namespace AscendC

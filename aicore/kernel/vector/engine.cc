@@ -1,0 +1,83 @@
+// Run-time choice of the per-ISA engine, and op metadata.
+#include "aicore/kernel/vector/engine.h"
+
+#include "aicore/core/cpu.h"
+
+namespace aicore::kernel::engine {
+
+#define AICORE_DECLARE_ISA(ns)                                                              \
+  namespace ns {                                                                            \
+  void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
+                   Scalar s, size_t n);                                                     \
+  }
+AICORE_DECLARE_ISA(isa_portable)
+#if defined(__x86_64__)
+AICORE_DECLARE_ISA(isa_avx2)
+AICORE_DECLARE_ISA(isa_avx512)
+#endif
+#undef AICORE_DECLARE_ISA
+
+namespace {
+
+using ElementwiseFn = void (*)(VecOp, DType, void*, const void*, const void*, Scalar, size_t);
+
+struct Table {
+  ElementwiseFn elementwise;
+  const char* name;
+};
+
+Table PickTable() {
+#if defined(__x86_64__)
+  switch (ActiveIsa()) {
+    case Isa::kAvx512: return {isa_avx512::Elementwise, "avx512"};
+    case Isa::kAvx2: return {isa_avx2::Elementwise, "avx2"};
+    case Isa::kPortable: break;
+  }
+#endif
+  return {isa_portable::Elementwise, "portable"};
+}
+
+const Table& Active() {
+  static const Table table = PickTable();
+  return table;
+}
+
+bool IsFloat(DType dt) { return dt == DType::kF16 || dt == DType::kBF16 || dt == DType::kF32; }
+bool IsInt(DType dt) { return !IsFloat(dt) && dt != DType::kUnknown; }
+
+}  // namespace
+
+void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
+                 size_t n) {
+  if (n == 0) return;
+  Active().elementwise(op, dt, dst, src0, src1, s, n);
+}
+
+const char* EngineIsa() { return Active().name; }
+
+const char* VecOpName(VecOp op) {
+  static const char* const kNames[] = {
+      "Add", "Sub", "Mul", "Div", "Max", "Min", "And", "Or", "AddRelu", "SubRelu",
+      "Adds", "Muls", "Maxs", "Mins", "Subs", "Divs", "LeakyRelu", "ShiftLeft", "ShiftRight",
+      "Exp", "Ln", "Abs", "Sqrt", "Rsqrt", "Reciprocal", "Relu", "Not", "Neg", "Copy",
+      "Duplicate", "Axpy"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(VecOp::kCount));
+  return kNames[static_cast<int>(op)];
+}
+
+bool VecOpSupports(VecOp op, DType dt) {
+  switch (op) {
+    case VecOp::kAnd: case VecOp::kOr: case VecOp::kNot:
+    case VecOp::kShiftLeft: case VecOp::kShiftRight:
+      return IsInt(dt);
+    case VecOp::kExp: case VecOp::kLn: case VecOp::kSqrt: case VecOp::kRsqrt:
+    case VecOp::kReciprocal: case VecOp::kLeakyRelu:
+      return IsFloat(dt);
+    case VecOp::kCount:
+      return false;
+    default:
+      return dt != DType::kUnknown;
+  }
+}
+
+}  // namespace aicore::kernel::engine

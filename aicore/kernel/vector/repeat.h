@@ -1,0 +1,183 @@
+// The level-0 ("high-dimensional") vector form: a mask selects elements of each 256-byte repeat,
+// block and repeat strides place each operand's DataBlocks, and the mask mode (normal or counter)
+// decides how many elements each repeat covers. RepeatParams structs, the mask setters, and
+// ForEachRun, which turns one such call into contiguous runs for the engine.
+//
+// Address of element e of repeat r for an operand with element size es (all strides in 32-byte
+// DataBlocks):  base + (r*repStride + floor(e*es/32)*blkStride)*32 + (e*es mod 32).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "aicore/kernel/detail/check.h"
+#include "aicore/kernel/tensor/local_tensor.h"
+#include "aicore/kernel/types.h"
+
+namespace AscendC {
+
+struct BinaryRepeatParams {
+  BinaryRepeatParams() = default;
+  BinaryRepeatParams(uint8_t dstBlkStrideIn, uint8_t src0BlkStrideIn, uint8_t src1BlkStrideIn,
+                     uint8_t dstRepStrideIn, uint8_t src0RepStrideIn, uint8_t src1RepStrideIn)
+      : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn),
+        src1BlkStride(src1BlkStrideIn), dstRepStride(dstRepStrideIn),
+        src0RepStride(src0RepStrideIn), src1RepStride(src1RepStrideIn) {}
+  uint8_t dstBlkStride = 1;
+  uint8_t src0BlkStride = 1;
+  uint8_t src1BlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t src0RepStride = 8;
+  uint8_t src1RepStride = 8;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+
+struct UnaryRepeatParams {
+  UnaryRepeatParams() = default;
+  UnaryRepeatParams(uint16_t dstBlkStrideIn, uint16_t srcBlkStrideIn, uint8_t dstRepStrideIn,
+                    uint8_t srcRepStrideIn)
+      : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn),
+        dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn) {}
+  UnaryRepeatParams(uint16_t dstBlkStrideIn, uint16_t srcBlkStrideIn, uint8_t dstRepStrideIn,
+                    uint8_t srcRepStrideIn, bool halfBlockIn)
+      : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn),
+        dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn), halfBlock(halfBlockIn) {}
+  uint16_t dstBlkStride = 1;
+  uint16_t srcBlkStride = 1;
+  uint8_t dstRepStride = 8;
+  uint8_t srcRepStride = 8;
+  bool halfBlock = false;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+
+// Sets the mask later level-0 calls with isSetMask = false use. Normal mode: (high, low) bits;
+// counter mode: `low` is the element count.
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+void SetVectorMask(uint64_t maskHigh, uint64_t maskLow) {
+  auto& core = detail::Core();
+  core.vector_mask = {maskLow, maskHigh};
+  (void)mode;
+}
+// Sets a continuous mask of `len` elements (normal mode) or a count of `len` (counter mode).
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+void SetVectorMask(int32_t len) {
+  auto& core = detail::Core();
+  if (core.mask_counter_mode || mode == MaskMode::COUNTER) {
+    core.vector_mask = {static_cast<uint64_t>(len), 0};
+    return;
+  }
+  const int32_t per_repeat = 256 / static_cast<int32_t>(sizeof(T));
+  const int32_t n = len < 0 ? 0 : (len > per_repeat ? per_repeat : len);
+  uint64_t lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
+  uint64_t hi = n <= 64 ? 0 : (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1));
+  core.vector_mask = {lo, hi};
+}
+inline void SetMaskCount() { detail::Core().mask_counter_mode = true; }
+inline void SetMaskNorm() { detail::Core().mask_counter_mode = false; }
+inline void ResetMask() { detail::Core().vector_mask = {~0ull, ~0ull}; }
+
+namespace detail {
+
+// One operand of a level-0 call.
+struct Operand {
+  uint8_t* base = nullptr;
+  uint64_t bytes = 0;        // extent of the tensor
+  uint32_t esize = 0;        // element size in bytes
+  uint32_t blk_stride = 1;   // DataBlocks
+  uint32_t rep_stride = 8;   // DataBlocks
+};
+
+// Which elements of each repeat are active.
+struct RepeatMask {
+  bool counter = false;
+  uint64_t bits[2] = {~0ull, ~0ull};
+  uint64_t count = 0;  // counter mode: total elements
+};
+
+// Resolves the effective mask: the argument when isSetMask, else the core's SetVectorMask value;
+// in counter mode the (low) value is an element count.
+RepeatMask ResolveMask(bool is_set_mask, const uint64_t* bit_mask, const uint64_t* cont_mask,
+                       uint32_t per_repeat, const char* api, const SrcLoc& loc);
+// Returns true when element e of a repeat is active.
+inline bool Active(const RepeatMask& m, uint32_t e) {
+  return ((m.bits[e >> 6] >> (e & 63)) & 1u) != 0;
+}
+
+// Validates strides, repeat count and every operand's extent, then calls
+// fn(ptrs[0..nops), n) for each maximal run of active elements that is contiguous in every
+// operand. Returns the number of elements processed. `per_repeat` is elements per repeat.
+template <int N, typename Fn>
+uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
+                    uint32_t repeat, const char* api, const SrcLoc& loc, Fn&& fn);
+
+void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const RepeatMask& mask,
+                       uint32_t repeat, const char* api, const SrcLoc& loc);
+
+template <int N, typename Fn>
+uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
+                    uint32_t repeat, const char* api, const SrcLoc& loc, Fn&& fn) {
+  if (mask.counter) repeat = static_cast<uint32_t>((mask.count + per_repeat - 1) / per_repeat);
+  if (repeat == 0) return 0;
+  CheckLevel0Extent(ops, N, per_repeat, mask, repeat, api, loc);
+  bool unit_blocks = true;
+  bool dense_repeats = true;
+  for (const Operand& op : ops) {
+    unit_blocks = unit_blocks && op.blk_stride == 1;
+    dense_repeats = dense_repeats && op.rep_stride * 32u == per_repeat * op.esize;
+  }
+  bool full_mask = mask.counter;
+  if (!mask.counter) {
+    if (per_repeat >= 128) full_mask = mask.bits[0] == ~0ull && mask.bits[1] == ~0ull;
+    else if (per_repeat == 64) full_mask = mask.bits[0] == ~0ull;
+    else full_mask = mask.bits[0] == (1ull << per_repeat) - 1;
+  }
+  uint8_t* p[N];
+  uint64_t processed = 0;
+  if (unit_blocks && dense_repeats && full_mask) {
+    const uint64_t total = mask.counter ? mask.count : uint64_t{repeat} * per_repeat;
+    for (int k = 0; k < N; ++k) p[k] = ops[k].base;
+    fn(p, total);
+    return total;
+  }
+  for (uint32_t r = 0; r < repeat; ++r) {
+    const uint32_t limit =
+        mask.counter ? static_cast<uint32_t>(std::min<uint64_t>(per_repeat, mask.count - uint64_t{r} * per_repeat))
+                     : per_repeat;
+    uint32_t e = 0;
+    while (e < limit) {
+      if (!mask.counter && !Active(mask, e)) {
+        ++e;
+        continue;
+      }
+      uint32_t end = e + 1;
+      while (end < limit && (mask.counter || Active(mask, end))) ++end;
+      // Split at DataBlock boundaries of operands whose blocks are not adjacent.
+      uint32_t s = e;
+      while (s < end) {
+        uint32_t stop = end;
+        for (const Operand& op : ops) {
+          if (op.blk_stride == 1) continue;
+          const uint32_t per_block = 32u / op.esize;
+          const uint32_t block_end = (s / per_block + 1) * per_block;
+          if (block_end < stop) stop = block_end;
+        }
+        for (int k = 0; k < N; ++k) {
+          const uint64_t byte = uint64_t{s} * ops[k].esize;
+          p[k] = ops[k].base + (uint64_t{r} * ops[k].rep_stride + byte / 32 * ops[k].blk_stride) * 32 +
+                 byte % 32;
+        }
+        fn(p, stop - s);
+        processed += stop - s;
+        s = stop;
+      }
+      e = end;
+    }
+  }
+  return processed;
+}
+
+}  // namespace detail
+}  // namespace AscendC

@@ -1,0 +1,135 @@
+// Shared plumbing of the vector API templates: operand checks (live, in UB, 32-byte aligned,
+// within extent), the count and level-0 drivers that call the engine, and the funnel record.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "aicore/kernel/detail/check.h"
+#include "aicore/kernel/tensor/local_tensor.h"
+#include "aicore/kernel/types.h"
+#include "aicore/kernel/vector/engine.h"
+#include "aicore/kernel/vector/repeat.h"
+
+namespace AscendC::detail {
+
+using aicore::kernel::engine::VecOp;
+using aicore::kernel::engine::Scalar;
+
+template <typename T>
+Scalar MakeScalar(const T& v) {
+  Scalar s;
+  if constexpr (std::is_integral_v<T>) {
+    s.i = static_cast<int64_t>(v);
+  } else {
+    s.f = static_cast<double>(static_cast<float>(v));
+  }
+  return s;
+}
+
+// Fails unless `t` is a live tensor in UB starting on a 32-byte boundary.
+template <typename T>
+void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
+                     const SrcLoc& loc) {
+  t.CheckLive(api, loc);
+  auto& core = Core();
+  const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
+  if (b != aicore::arch::Buffer::kUb) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " is a ",
+         aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
+         aicore::arch::BufferName(b),
+         "; vector instructions read and write UB only (VECIN, VECOUT, VECCALC)");
+  }
+  if ((reinterpret_cast<uintptr_t>(t.data()) & 31u) != 0) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
+         core.Locate(t.data(), 0).offset, ", not on a 32-byte boundary");
+  }
+}
+
+template <typename T>
+void CheckSupported(VecOp op, const char* api, const SrcLoc& loc) {
+  if (!aicore::kernel::engine::VecOpSupports(op, aicore::DTypeOf<T>())) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, api, " is not defined for ",
+         aicore::DTypeName(aicore::DTypeOf<T>()));
+  }
+}
+
+// Builds the funnel record of a vector instruction over [dst, dst + dst_bytes) etc.
+aicore::sim::Instr VecInstr(aicore::sim::Core& core, const char* api, aicore::DType dt,
+                            const void* dst, uint64_t dst_bytes, const void* src0,
+                            uint64_t src0_bytes, const void* src1, uint64_t src1_bytes,
+                            uint64_t elements, uint32_t repeat, const SrcLoc& loc);
+
+// Count form: op over the first `count` elements.
+template <typename T>
+void VecCount(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* src0,
+              const LocalTensor<T>* src1, Scalar s, int32_t count, const SrcLoc& loc) {
+  CheckSupported<T>(op, api, loc);
+  CheckVecOperand(dst, api, "dst", loc);
+  if (src0) CheckVecOperand(*src0, api, "src0", loc);
+  if (src1) CheckVecOperand(*src1, api, "src1", loc);
+  const uint32_t limit = std::min({dst.GetSize(), src0 ? src0->GetSize() : ~0u,
+                                   src1 ? src1->GetSize() : ~0u});
+  if (count < 0 || static_cast<uint32_t>(count) > limit) [[unlikely]] {
+    Fail(StatusCode::kOutOfRange, api, loc, "count ", count, " is outside [0, ", limit,
+         "] (dst holds ", dst.GetSize(), src0 ? ", src0 " : "", src0 ? src0->GetSize() : 0,
+         src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements)");
+  }
+  aicore::kernel::engine::Elementwise(op, aicore::DTypeOf<T>(), dst.data(),
+                                      src0 ? src0->data() : nullptr,
+                                      src1 ? src1->data() : nullptr, s, count);
+  auto& core = Core();
+  AICORE_ISSUE(core, VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), count * sizeof(T),
+                              src0 ? src0->data() : nullptr, src0 ? count * sizeof(T) : 0,
+                              src1 ? src1->data() : nullptr, src1 ? count * sizeof(T) : 0, count,
+                              0, loc));
+}
+
+// Strides of the level-0 form, per operand: dst, src0, src1.
+struct Level0Strides {
+  uint32_t blk[3] = {1, 1, 1};
+  uint32_t rep[3] = {8, 8, 8};
+};
+
+// Level-0 form: op over the mask-selected elements of `repeat` repeats.
+template <typename T>
+void VecMasked(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* src0,
+               const LocalTensor<T>* src1, Scalar s, bool is_set_mask, const uint64_t* bit_mask,
+               const uint64_t* cont_mask, uint8_t repeat, const Level0Strides& st,
+               const SrcLoc& loc) {
+  static_assert(sizeof(T) >= 2, "level-0 vector forms take 16- or 32-bit elements");
+  CheckSupported<T>(op, api, loc);
+  CheckVecOperand(dst, api, "dst", loc);
+  if (src0) CheckVecOperand(*src0, api, "src0", loc);
+  if (src1) CheckVecOperand(*src1, api, "src1", loc);
+  constexpr uint32_t kPerRepeat = 256 / sizeof(T);
+  const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPerRepeat, api, loc);
+  const aicore::DType dt = aicore::DTypeOf<T>();
+  auto op_of = [&](const LocalTensor<T>& t, int k) {
+    return Operand{reinterpret_cast<uint8_t*>(t.data()), t.bytes(), sizeof(T), st.blk[k],
+                   st.rep[k]};
+  };
+  uint64_t n = 0;
+  if (src1) {
+    Operand ops[3] = {op_of(dst, 0), op_of(*src0, 1), op_of(*src1, 2)};
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
+      aicore::kernel::engine::Elementwise(op, dt, p[0], p[1], p[2], s, len);
+    });
+  } else if (src0) {
+    Operand ops[2] = {op_of(dst, 0), op_of(*src0, 1)};
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
+      aicore::kernel::engine::Elementwise(op, dt, p[0], p[1], nullptr, s, len);
+    });
+  } else {
+    Operand ops[1] = {op_of(dst, 0)};
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
+      aicore::kernel::engine::Elementwise(op, dt, p[0], nullptr, nullptr, s, len);
+    });
+  }
+  auto& core = Core();
+  AICORE_ISSUE(core, VecInstr(core, api, dt, dst.data(), dst.bytes(), src0 ? src0->data() : nullptr,
+                              src0 ? src0->bytes() : 0, src1 ? src1->data() : nullptr,
+                              src1 ? src1->bytes() : 0, n, repeat, loc));
+}
+
+}  // namespace AscendC::detail

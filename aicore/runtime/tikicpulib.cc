@@ -1,0 +1,36 @@
+// CPU-debug compatibility state: kernel mode and tiling key.
+#include <atomic>
+
+#include "tikicpulib.h"
+
+namespace AscendC {
+
+namespace {
+std::atomic<int> g_mode{static_cast<int>(KernelMode::AIV_MODE)};
+std::atomic<uint64_t> g_tiling_key{0};
+}  // namespace
+
+void SetKernelMode(KernelMode mode) { g_mode = static_cast<int>(mode); }
+KernelMode GetKernelMode() { return static_cast<KernelMode>(g_mode.load()); }
+uint64_t GetTilingKey() { return g_tiling_key.load(); }
+
+namespace detail {
+
+aicore::LaunchOptions IcpuOptions() {
+  aicore::LaunchOptions o;
+  switch (GetKernelMode()) {
+    case KernelMode::MIX_MODE: o.mode = aicore::KernelMode::kMix; break;
+    case KernelMode::AIC_MODE: o.mode = aicore::KernelMode::kAic; break;
+    case KernelMode::AIV_MODE: o.mode = aicore::KernelMode::kAiv; break;
+  }
+  return o;
+}
+
+void IcpuCheck(const aicore::Status& status) {
+  if (!status.ok()) throw aicore::Error(status);
+}
+
+void SetTilingKey(uint64_t key) { g_tiling_key = key; }
+
+}  // namespace detail
+}  // namespace AscendC

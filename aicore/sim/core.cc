@@ -1,0 +1,109 @@
+// Per-core context: local-memory arena, identity, observers, error formatting.
+#include "aicore/sim/core.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+
+namespace aicore::sim {
+
+namespace {
+thread_local Core* t_current_core = nullptr;
+
+bool CoreHas(CoreType type, const arch::Chip& chip, arch::Buffer b) {
+  if (b == arch::Buffer::kGm || chip.spec(b).bytes == 0) return false;
+  if (type == CoreType::kCoupled || !chip.split()) return true;
+  return type == CoreType::kAiv ? b == arch::Buffer::kUb : b != arch::Buffer::kUb;
+}
+}  // namespace
+
+const char* CoreTypeName(CoreType t) {
+  switch (t) {
+    case CoreType::kAiv: return "AIV";
+    case CoreType::kAic: return "AIC";
+    case CoreType::kCoupled: return "AICore";
+  }
+  return "?";
+}
+
+const char* PipeName(Pipe p) {
+  static const char* const kNames[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
+  return kNames[static_cast<int>(p)];
+}
+
+Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& id,
+           const std::vector<Observer*>& observers)
+    : chip_(&chip), kernel_name_(std::move(kernel_name)), id_(id), observers_(observers),
+      observed_(!observers.empty()) {
+  // One arena per core; each buffer starts 4 KiB-aligned so every documented alignment holds for
+  // host addresses too.
+  size_t total = 0;
+  for (int i = 0; i < arch::kBufferCount; ++i) {
+    auto b = static_cast<arch::Buffer>(i);
+    if (CoreHas(id.type, chip, b)) total += (chip.spec(b).bytes + 4095) & ~size_t{4095};
+  }
+  if (total > 0) {
+    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      Fail(StatusCode::kResourceExhausted, std::source_location::current(),
+           "cannot map ", total, " bytes of local memory for ", Name());
+    }
+    arena_ = static_cast<uint8_t*>(p);
+    arena_bytes_ = total;
+  }
+  size_t off = 0;
+  for (int i = 0; i < arch::kBufferCount; ++i) {
+    auto b = static_cast<arch::Buffer>(i);
+    if (!CoreHas(id.type, chip, b)) continue;
+    local_[i] = arena_ + off;
+    off += (chip.spec(b).bytes + 4095) & ~size_t{4095};
+  }
+}
+
+Core::~Core() {
+  if (arena_ != nullptr) munmap(arena_, arena_bytes_);
+}
+
+std::string Core::Name() const {
+  return StrCat(CoreTypeName(id_.type), " ", id_.block_idx);
+}
+
+MemRef Core::Locate(const void* p, uint64_t bytes) const {
+  auto addr = reinterpret_cast<uintptr_t>(p);
+  for (int i = 0; i < arch::kBufferCount; ++i) {
+    if (local_[i] == nullptr) continue;
+    auto base = reinterpret_cast<uintptr_t>(local_[i]);
+    if (addr >= base && addr < base + chip_->buffers[i].bytes) {
+      return {static_cast<arch::Buffer>(i), addr - base, bytes};
+    }
+  }
+  return {arch::Buffer::kGm, addr, bytes};
+}
+
+void Core::Notify(const Instr& instr) {
+  for (Observer* o : observers_) o->OnInstr(*this, instr);
+}
+
+Core& CurrentCore() {
+  if (t_current_core == nullptr) [[unlikely]] {
+    Fail(StatusCode::kFailedPrecondition, std::source_location::current(),
+         "an AscendC kernel API was called outside a kernel launch (no current core); launch the "
+         "kernel with ICPU_RUN_KF or aicore::Launch");
+  }
+  return *t_current_core;
+}
+
+Core* CurrentCoreOrNull() { return t_current_core; }
+void SetCurrentCore(Core* core) { t_current_core = core; }
+
+void KernelFailMessage(StatusCode code, const char* api, const std::source_location& loc,
+                       const std::string& message) {
+  Core* core = t_current_core;
+  const char* file = loc.file_name();
+  const char* base = std::strrchr(file, '/');
+  std::string where = StrCat(base ? base + 1 : file, ":", loc.line());
+  std::string who = core ? StrCat(core->kernel_name(), " ", core->Name(), ": ") : "";
+  throw Error(Status(code, StrCat(who, api, ": ", message, " (at ", where, ")"), loc));
+}
+
+}  // namespace aicore::sim

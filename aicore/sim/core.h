@@ -1,0 +1,111 @@
+// The per-core execution context: which core this is (AIC/AIV, block and sub-block indices), its
+// local memories sized from the chip, the vector mask and flag state, and the funnel's observers.
+// One Core exists per running block; kernel code reaches it through CurrentCore().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aicore/arch/chip.h"
+#include "aicore/core/status.h"
+#include "aicore/sim/funnel.h"
+
+namespace aicore::sim {
+
+enum class CoreType : uint8_t { kAiv, kAic, kCoupled };
+// Returns "AIV", "AIC" or "AICore".
+const char* CoreTypeName(CoreType t);
+
+// How a launch maps blocks to cores (AscendC's KernelMode / kernel type).
+enum class KernelMode : uint8_t {
+  kAiv,  // vector-only: block_dim AIVs (AI Cores on coupled chips)
+  kAic,  // cube-only: block_dim AICs
+  kMix,  // block_dim groups of 1 AIC + 2 AIV on split chips (AI Cores on coupled chips)
+};
+
+struct CoreIdentity {
+  CoreType type = CoreType::kAiv;
+  int64_t block_idx = 0;      // GetBlockIdx()
+  int64_t block_num = 1;      // GetBlockNum()
+  int64_t sub_block_idx = 0;  // GetSubBlockIdx(): 0 or 1 for the AIVs of a mix group
+  int64_t sub_block_num = 1;  // GetSubBlockNum()
+  int64_t group_idx = 0;      // the AI Core (group) this core belongs to
+};
+
+class Core {
+ public:
+  Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& id,
+       const std::vector<Observer*>& observers);
+  ~Core();
+  Core(const Core&) = delete;
+  Core& operator=(const Core&) = delete;
+
+  const arch::Chip& chip() const { return *chip_; }
+  const std::string& kernel_name() const { return kernel_name_; }
+  const CoreIdentity& id() const { return id_; }
+  // Returns "AIV 3" / "AIC 0" / "AICore 5": the name errors and reports use.
+  std::string Name() const;
+
+  // Returns true when this core type has `b` (an AIV has UB only on split chips, an AIC has
+  // L1/L0A/L0B/L0C/BT/FB).
+  bool HasBuffer(arch::Buffer b) const { return local_[static_cast<int>(b)] != nullptr; }
+  // Returns the host memory backing local buffer `b` (nullptr if this core lacks it).
+  uint8_t* LocalBase(arch::Buffer b) const { return local_[static_cast<int>(b)]; }
+  uint64_t LocalSize(arch::Buffer b) const { return chip_->spec(b).bytes; }
+  // Returns the buffer and offset of host address `p` if it lies in one of this core's local
+  // buffers, else {kGm, address}.
+  MemRef Locate(const void* p, uint64_t bytes) const;
+
+  // The funnel. See Note [Funnel cost].
+  bool observed() const { return observed_; }
+  void Notify(const Instr& instr);
+
+  // Vector mask state (SetVectorMask / SetMaskCount / SetMaskNorm).
+  std::array<uint64_t, 2> vector_mask{~0ull, ~0ull};
+  bool mask_counter_mode = false;
+
+  // Per (HardEvent, event id) one-bit flags; index = event kind, bit = id.
+  std::array<uint32_t, 64> flag_bits{};
+  // Event IDs handed out by AllocEventID/FetchEventID, per event kind (bit = id in use).
+  std::array<uint32_t, 64> event_ids_in_use{};
+  // The current TPipe (GetTPipePtr()), owned by kernel code.
+  void* tpipe = nullptr;
+  // AscendC atomic mode for GM writes (SetAtomicAdd etc.): 0 none.
+  int atomic_mode = 0;
+
+ private:
+  const arch::Chip* chip_;
+  std::string kernel_name_;
+  CoreIdentity id_;
+  std::vector<Observer*> observers_;
+  bool observed_ = false;
+  std::array<uint8_t*, arch::kBufferCount> local_{};
+  uint8_t* arena_ = nullptr;
+  size_t arena_bytes_ = 0;
+};
+
+// Returns the core the calling kernel code runs on. Throws FailedPrecondition outside a kernel.
+Core& CurrentCore();
+// Returns the current core, or nullptr outside a kernel.
+Core* CurrentCoreOrNull();
+// Makes `core` current on this thread (the scheduler's job; nullptr clears).
+void SetCurrentCore(Core* core);
+
+// Throws aicore::Error(code) whose message names the kernel, the core, the API and the call site:
+// "add_custom AIV 3: DataCopy: <message> (at add_custom.cc:42)".
+template <typename... Args>
+[[noreturn]] void KernelFail(StatusCode code, const char* api, const std::source_location& loc,
+                             const Args&... args);
+
+[[noreturn]] void KernelFailMessage(StatusCode code, const char* api,
+                                    const std::source_location& loc, const std::string& message);
+
+template <typename... Args>
+[[noreturn]] void KernelFail(StatusCode code, const char* api, const std::source_location& loc,
+                             const Args&... args) {
+  KernelFailMessage(code, api, loc, StrCat(args...));
+}
+
+}  // namespace aicore::sim

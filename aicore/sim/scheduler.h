@@ -1,0 +1,56 @@
+// The block scheduler: runs a launch's blocks as fibers on a pool of worker threads, so blockDim
+// may exceed the host's cores; blocking operations (SyncAll, cross-core waits) suspend a block
+// instead of a thread, and when every live block waits with none able to proceed the launch stops
+// with a deadlock report naming each block and what it waits on.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <string>
+#include <unordered_map>
+
+#include "aicore/arch/chip.h"
+#include "aicore/core/status.h"
+#include "aicore/sim/core.h"
+
+namespace aicore::sim {
+
+struct LaunchSpec {
+  std::string kernel_name;
+  uint32_t block_dim = 1;           // AscendC numBlocks, in [1, 65535]
+  KernelMode mode = KernelMode::kAiv;
+  const arch::Chip* chip = nullptr; // nullptr: arch::DefaultChip()
+  std::function<void()> body;       // the kernel call, run once per core
+};
+
+// Runs every core of the launch to completion and returns the first error any block raised (its
+// message names kernel, core, API and call site), or a Deadlock status. Launches are serialised.
+Status RunKernel(const LaunchSpec& spec);
+
+// Sets the number of worker threads (0: one per host core). AICORE_THREADS sets the default.
+void SetWorkerThreads(int threads);
+// Returns the number of worker threads launches use.
+int WorkerThreads();
+
+// State shared by all cores of the running launch, for cross-core primitives. Read and write it
+// only inside WithSchedulerLock or from a BlockUntil predicate.
+struct LaunchShared {
+  std::unordered_map<uint64_t, int64_t> counters;
+};
+
+// Runs `fn(shared)` under the scheduler lock, then wakes blocked blocks so they re-check.
+void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn);
+// Suspends the calling block until `ready(shared)` holds (evaluated under the scheduler lock).
+// `describe` explains the wait for deadlock reports. Throws if the launch is aborted meanwhile.
+void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
+                const std::function<std::string(LaunchShared&)>& describe);
+
+// Blocks until every participating core of the launch has arrived: all AIVs (aiv_only) or all
+// cores. The AscendC SyncAll.
+void SyncAllCores(bool aiv_only, const std::source_location& loc);
+
+// Returns the number of cores of `type` in the running launch.
+int64_t LaunchCoreCount(CoreType type);
+
+}  // namespace aicore::sim
