@@ -1,9 +1,9 @@
 // Per-core context: local-memory arena, identity, observers, error formatting.
 #include "aicore/sim/core.h"
 
-#include <sys/mman.h>
-
 #include <cstring>
+
+#include "aicore/sim/page_pool.h"
 
 namespace aicore::sim {
 
@@ -43,12 +43,7 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
     if (CoreHas(id.type, chip, b)) total += (chip.spec(b).bytes + 4095) & ~size_t{4095};
   }
   if (total > 0) {
-    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      Fail(StatusCode::kResourceExhausted, std::source_location::current(),
-           "cannot map ", total, " bytes of local memory for ", Name());
-    }
-    arena_ = static_cast<uint8_t*>(p);
+    arena_ = static_cast<uint8_t*>(AcquireMapping(total, 0));
     arena_bytes_ = total;
   }
   size_t off = 0;
@@ -61,7 +56,7 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
 }
 
 Core::~Core() {
-  if (arena_ != nullptr) munmap(arena_, arena_bytes_);
+  if (arena_ != nullptr) ReleaseMapping(arena_, arena_bytes_, 0);
 }
 
 std::string Core::Name() const {

@@ -65,6 +65,8 @@ class Core {
   // Vector mask state (SetVectorMask / SetMaskCount / SetMaskNorm).
   std::array<uint64_t, 2> vector_mask{~0ull, ~0ull};
   bool mask_counter_mode = false;
+  // The CMPMASK register (SetCmpMask / GetCmpMask, Select in VSEL_CMPMASK_SPR mode): 128 bits.
+  std::array<uint64_t, 2> cmp_mask{};
 
   // Per (HardEvent, event id) one-bit flags; index = event kind, bit = id.
   std::array<uint32_t, 64> flag_bits{};

@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "aicore/core/status.h"
+#include "aicore/sim/page_pool.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define AICORE_ASAN 1
@@ -55,13 +56,10 @@ Fiber::Fiber(std::function<void()> fn, size_t stack_bytes) : fn_(std::move(fn)) 
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   stack_bytes_ = (stack_bytes + page - 1) / page * page;
   map_bytes_ = stack_bytes_ + page;
-  stack_ = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                -1, 0);
-  if (stack_ == MAP_FAILED) {
-    Fail(StatusCode::kResourceExhausted, std::source_location::current(),
-         "cannot map a fiber stack of ", map_bytes_, " bytes");
-  }
-  mprotect(stack_, page, PROT_NONE);  // guard page: a stack overflow faults instead of corrupting
+  // The guard page stays PROT_NONE while the mapping sits in the pool: a stack overflow faults
+  // instead of corrupting memory.
+  stack_ = AcquireMapping(map_bytes_, 1);
+  mprotect(stack_, page, PROT_NONE);
   stack_base_ = static_cast<char*>(stack_) + page;
   getcontext(&context_);
   context_.uc_stack.ss_sp = stack_base_;
@@ -79,7 +77,7 @@ Fiber::~Fiber() {
 #ifdef AICORE_TSAN
   if (tsan_fiber_) __tsan_destroy_fiber(tsan_fiber_);
 #endif
-  munmap(stack_, map_bytes_);
+  ReleaseMapping(stack_, map_bytes_, 1);
 }
 
 void Fiber::Entry(unsigned lo, unsigned hi) {
