@@ -12,9 +12,11 @@ function(aicore_add_layer name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   foreach(inc ${ARG_INCLUDES})
+    # Installed headers keep their source paths (AicoreInstall.cmake).
+    file(RELATIVE_PATH inc_rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/${inc})
     target_include_directories(aicore_${name} PUBLIC
       $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/${inc}>
-      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/aicore/${inc}>)
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/${inc_rel}>)
   endforeach()
   target_compile_options(aicore_${name} PRIVATE ${AICORE_WARNINGS})
   target_link_libraries(aicore_${name} PUBLIC ${ARG_DEPS})
@@ -36,7 +38,8 @@ function(aicore_add_isa_sources target file)
     set(obj ${target}_${stem}_${v})
     add_library(${obj} OBJECT ${file})
     target_include_directories(${obj} PRIVATE ${PROJECT_SOURCE_DIR})
-    target_compile_options(${obj} PRIVATE ${AICORE_WARNINGS} -fno-math-errno -fno-trapping-math)
+    target_compile_options(${obj} PRIVATE ${AICORE_WARNINGS} -fno-math-errno -fno-trapping-math
+                           -ffp-contract=off)  # same results on every ISA: no FMA contraction
     if(NOT CMAKE_BUILD_TYPE STREQUAL "Debug")
       target_compile_options(${obj} PRIVATE -O3)
     endif()

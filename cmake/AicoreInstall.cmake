@@ -1,0 +1,68 @@
+# `cmake --install`: headers under include/aicore/... (the AscendC-facing folders
+# aicore/<layer>/ascendc are on the exported include path, so "kernel_operator.h", "tikicpulib.h"
+# and "acl/acl.h" resolve), every layer library plus the umbrella target, the `aicore` CLI, and a
+# CMake package: find_package(aicore) gives aicore::aicore (and aicore::<layer>, aicore::cli).
+# The per-ISA object libraries are compiled into aicore_kernel, so they are not installed.
+include(CMakePackageConfigHelpers)
+
+set(AICORE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/aicore)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/aicore
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h"
+        PATTERN "presets" EXCLUDE)
+
+get_property(aicore_install_targets GLOBAL PROPERTY AICORE_LAYERS)
+foreach(optional aicore_perf aicore_check aicore_ops)
+  if(TARGET ${optional})
+    list(APPEND aicore_install_targets ${optional})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES aicore_install_targets)
+list(APPEND aicore_install_targets aicore)
+
+# The umbrella links optional layers as $<LINK_LIBRARY:WHOLE_ARCHIVE,aicore_X>; CMake exports the
+# target name inside that expression verbatim, so give the install its namespaced spelling.
+get_target_property(aicore_umbrella_libs aicore INTERFACE_LINK_LIBRARIES)
+set(aicore_umbrella_rewritten)
+foreach(lib IN LISTS aicore_umbrella_libs)
+  if(lib MATCHES "^\\$<LINK_LIBRARY:([A-Z_]+),aicore_([a-z0-9_]+)>$")
+    list(APPEND aicore_umbrella_rewritten "$<BUILD_INTERFACE:${lib}>"
+         "$<INSTALL_INTERFACE:$<LINK_LIBRARY:${CMAKE_MATCH_1},aicore::${CMAKE_MATCH_2}>>")
+  else()
+    list(APPEND aicore_umbrella_rewritten "${lib}")
+  endif()
+endforeach()
+set_property(TARGET aicore PROPERTY INTERFACE_LINK_LIBRARIES "${aicore_umbrella_rewritten}")
+
+set_target_properties(aicore_cli PROPERTIES EXPORT_NAME cli)
+install(TARGETS ${aicore_install_targets} aicore_cli
+        EXPORT aicoreTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(EXPORT aicoreTargets
+        NAMESPACE aicore::
+        DESTINATION ${AICORE_INSTALL_CMAKEDIR})
+
+set(aicore_config_in ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfig.cmake.in)
+file(WRITE ${aicore_config_in} [=[
+# aicore: the AscendC programming model on the CPU. Link aicore::aicore.
+@PACKAGE_INIT@
+
+include(CMakeFindDependencyMacro)
+find_dependency(Threads)
+find_dependency(nlohmann_json 3)
+
+include("${CMAKE_CURRENT_LIST_DIR}/aicoreTargets.cmake")
+check_required_components(aicore)
+]=])
+configure_package_config_file(${aicore_config_in}
+                              ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfig.cmake
+                              INSTALL_DESTINATION ${AICORE_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION}
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion.cmake
+        DESTINATION ${AICORE_INSTALL_CMAKEDIR})

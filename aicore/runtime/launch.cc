@@ -1,7 +1,24 @@
-// Synchronous kernel launch.
+// Synchronous kernel launch and the names asynchronous launches report kernels under.
 #include "aicore/runtime/launch.h"
 
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
 namespace aicore {
+
+namespace {
+
+std::mutex g_names_mu;
+std::unordered_map<const void*, std::string>& Names() {
+  static auto* names = new std::unordered_map<const void*, std::string>();
+  return *names;
+}
+
+}  // namespace
 
 Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOptions& options,
                  std::function<void()> body) {
@@ -14,4 +31,35 @@ Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOption
   return sim::RunKernel(spec);
 }
 
+void RegisterKernelName(const void* kernel, const std::string& name) {
+  std::lock_guard<std::mutex> lk(g_names_mu);
+  if (name.empty()) {
+    Names().erase(kernel);
+  } else {
+    Names()[kernel] = name;
+  }
+}
+
+namespace detail {
+
+std::string KernelName(const void* kernel) {
+  {
+    std::lock_guard<std::mutex> lk(g_names_mu);
+    auto it = Names().find(kernel);
+    if (it != Names().end()) return it->second;
+  }
+  Dl_info info{};
+  if (dladdr(kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == kernel) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
+    std::string name = (status == 0 && demangled != nullptr) ? demangled : info.dli_sname;
+    std::free(demangled);
+    // A demangled C++ name carries its parameter list; the kernel name is what precedes it.
+    if (const size_t paren = name.find('('); paren != std::string::npos) name.resize(paren);
+    return name;
+  }
+  return StrCat("kernel@", kernel);
+}
+
+}  // namespace detail
 }  // namespace aicore

@@ -1,5 +1,6 @@
 // Kernel launch from host code: aicore::LaunchSync runs a kernel's blocks to completion and
-// returns a Status; the ICPU_RUN_KF macro (tikicpulib.h) and streams build on it.
+// returns a Status; aicore::Launch and ACLRT_LAUNCH_KERNEL enqueue a launch on a stream (the
+// <<<numBlocks, 0, stream>>> of AscendC); ICPU_RUN_KF (tikicpulib.h) builds on LaunchSync.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,31 @@ std::function<void()> BindKernel(void (*kernel)(Params...), Args&&... args) {
   };
 }
 
+// Returns the name a kernel function is reported under: the name ACLRT_LAUNCH_KERNEL or
+// RegisterKernelName gave it, else its symbol name when the dynamic linker knows it, else
+// "kernel@<address>".
+std::string KernelName(const void* kernel);
+
+// Converts a launch result to the ACL error code ACLRT_LAUNCH_KERNEL returns (0 on success) and
+// records a failure's message for aclGetRecentErrMsg.
+uint32_t LaunchResultCode(const Status& status);
+
 }  // namespace detail
+
+namespace rt {
+// Declared again in stream.h (defined in stream.cc), so launch.h users need not include it.
+Status LaunchKernelAsync(const void* stream, const std::string& name, uint32_t block_dim,
+                         const LaunchOptions& options, std::function<void()> body);
+}  // namespace rt
+
+// Returns the options of launches that give none (aicore::Launch without a LaunchConfig,
+// ACLRT_LAUNCH_KERNEL, ICPU_RUN_KF): the kernel mode set by AscendC::SetKernelMode (AIV_MODE
+// unless changed) on the default chip.
+LaunchOptions DefaultLaunchOptions();
+
+// Makes errors and profiles report `kernel` as `name` when it is launched without one; an empty
+// `name` forgets the registration.
+void RegisterKernelName(const void* kernel, const std::string& name);
 
 // Runs `body` as kernel `name` on `block_dim` blocks and waits for it.
 Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOptions& options,
@@ -60,4 +85,71 @@ Status LaunchSync(const std::string& name, void (*kernel)(Params...), uint32_t b
                    detail::BindKernel(kernel, std::forward<Args>(args)...));
 }
 
+// Where and how an asynchronous launch runs.
+struct LaunchConfig {
+  uint32_t block_dim = 1;         // AscendC numBlocks, in [1, 65535]
+  const void* stream = nullptr;   // an rt::Stream* or aclrtStream; nullptr: the default stream
+  LaunchOptions options;          // kernel mode (AIV, AIC, MIX) and chip
+  std::string name;               // empty: detail::KernelName(kernel)
+};
+
+// Enqueues `kernel(args...)` on `block_dim` blocks with DefaultLaunchOptions() on `stream` (an
+// rt::Stream* or aclrtStream; nullptr: the current device's default stream) and returns without
+// waiting: the asynchronous <<<>>>. Arguments are converted and copied now. blockDim outside
+// [1, 65535] and a stale stream are rejected here; a kernel error is returned by the stream's
+// next synchronize, naming the kernel.
+template <typename... Params, typename... Args>
+Status Launch(void (*kernel)(Params...), uint32_t block_dim, const void* stream, Args&&... args) {
+  return rt::LaunchKernelAsync(stream, detail::KernelName(reinterpret_cast<const void*>(kernel)),
+                               block_dim, DefaultLaunchOptions(),
+                               detail::BindKernel(kernel, std::forward<Args>(args)...));
+}
+
+// Enqueues `kernel(args...)` as described by `config`.
+template <typename... Params, typename... Args>
+Status Launch(const LaunchConfig& config, void (*kernel)(Params...), Args&&... args) {
+  return rt::LaunchKernelAsync(
+      config.stream,
+      config.name.empty() ? detail::KernelName(reinterpret_cast<const void*>(kernel))
+                          : config.name,
+      config.block_dim, config.options, detail::BindKernel(kernel, std::forward<Args>(args)...));
+}
+
+namespace detail {
+
+// The callable ACLRT_LAUNCH_KERNEL(name) yields: (blockDim, stream, args...) -> ACL error code.
+template <typename... Params>
+class AclrtLauncher {
+ public:
+  AclrtLauncher(const char* name, void (*kernel)(Params...)) : name_(name), kernel_(kernel) {}
+
+  template <typename... Args>
+  uint32_t operator()(uint32_t block_dim, const void* stream, Args&&... args) const {
+    RegisterKernelName(reinterpret_cast<const void*>(kernel_), name_);
+    LaunchConfig config;
+    config.block_dim = block_dim;
+    config.stream = stream;
+    config.name = name_;
+    config.options = DefaultLaunchOptions();
+    return LaunchResultCode(Launch(config, kernel_, std::forward<Args>(args)...));
+  }
+
+ private:
+  const char* name_;
+  void (*kernel_)(Params...);
+};
+
+template <typename... Params>
+AclrtLauncher<Params...> MakeAclrtLauncher(const char* name, void (*kernel)(Params...)) {
+  return AclrtLauncher<Params...>(name, kernel);
+}
+
+}  // namespace detail
+
 }  // namespace aicore
+
+// ACLRT_LAUNCH_KERNEL(add_custom)(blockDim, stream, x, y, z) enqueues kernel add_custom on
+// `stream` and returns 0 (ACL_SUCCESS) or an ACL error code, as the AscendC-generated
+// aclrtlaunch_<name> functions do.
+#define ACLRT_LAUNCH_KERNEL(kernel_name) \
+  ::aicore::detail::MakeAclrtLauncher(#kernel_name, kernel_name)

@@ -1,4 +1,5 @@
-// CPU-debug compatibility state: kernel mode and tiling key.
+// CPU-debug compatibility state: kernel mode (which also sets the default launch options) and
+// tiling key.
 #include <atomic>
 
 #include "tikicpulib.h"
@@ -34,3 +35,5 @@ void SetTilingKey(uint64_t key) { g_tiling_key = key; }
 
 }  // namespace detail
 }  // namespace AscendC
+
+aicore::LaunchOptions aicore::DefaultLaunchOptions() { return AscendC::detail::IcpuOptions(); }

@@ -14,7 +14,8 @@ namespace AscendC {
 inline void* GmAlloc(size_t size) { return aicore::GmAlloc(size); }
 inline void GmFree(void* ptr) { aicore::GmFree(ptr); }
 
-// Sets how ICPU_RUN_KF maps blocks to cores (default AIV_MODE; see docs/cpu-debug-compat.md).
+// Sets how ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL and aicore::Launch map blocks to cores (default
+// AIV_MODE; see docs/cpu-debug-compat.md).
 void SetKernelMode(KernelMode mode);
 KernelMode GetKernelMode();
 

@@ -1,0 +1,73 @@
+// Device selection per host thread, device reset and device-wide synchronization.
+#include "aicore/runtime/device.h"
+
+#include <cstdlib>
+
+#include "aicore/core/log.h"
+#include "aicore/runtime/device_memory.h"
+#include "aicore/runtime/stream.h"
+
+namespace aicore::rt {
+
+namespace {
+
+constexpr int kDefaultDeviceCount = 8;  // an 8-NPU server (Atlas 800 class)
+constexpr int kMaxDeviceCount = 64;
+
+thread_local int t_device = 0;
+
+}  // namespace
+
+int GetDeviceCount() {
+  static const int count = [] {
+    if (const char* env = std::getenv("AICORE_DEVICE_COUNT")) {
+      char* end = nullptr;
+      const long n = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && n >= 1 && n <= kMaxDeviceCount) return static_cast<int>(n);
+      AICORE_LOG(kWarn) << "AICORE_DEVICE_COUNT=" << env << " is not in [1, " << kMaxDeviceCount
+                        << "]; using " << kDefaultDeviceCount;
+    }
+    return kDefaultDeviceCount;
+  }();
+  return count;
+}
+
+Status CheckDevice(int device, const char* api) {
+  if (device < 0 || device >= GetDeviceCount()) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(api, ": device ", device, " does not exist; valid ids are 0..",
+                         GetDeviceCount() - 1, " (AICORE_DEVICE_COUNT sets the count)"));
+  }
+  return Status::Ok();
+}
+
+Status SetDevice(int device) {
+  AICORE_RETURN_IF_ERROR(CheckDevice(device, "SetDevice"));
+  t_device = device;
+  return Status::Ok();
+}
+
+Status GetDevice(int* device) {
+  if (device == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "GetDevice: the output pointer is nullptr");
+  }
+  *device = t_device;
+  return Status::Ok();
+}
+
+int CurrentDevice() { return t_device; }
+
+Status ResetDevice(int device) {
+  AICORE_RETURN_IF_ERROR(CheckDevice(device, "ResetDevice"));
+  Status first = DestroyDeviceStreams(device);
+  const size_t freed = ReleaseDeviceMemory(device);
+  if (freed != 0) {
+    AICORE_LOG(kInfo) << "ResetDevice(" << device << ") freed " << freed
+                      << " device allocations still live";
+  }
+  return first;
+}
+
+Status DeviceSynchronize() { return SynchronizeDeviceStreams(t_device); }
+
+}  // namespace aicore::rt

@@ -1,0 +1,194 @@
+// The CPU-debug compatibility path: GmAlloc/GmFree, ICPU_RUN_KF (results, errors as exceptions),
+// SetKernelMode's mapping to launch modes, ICPU_SET_TILING_KEY, and the tik2 spelling.
+#include "tikicpulib.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "aicore/runtime/stream.h"
+#include "kernel_operator.h"
+#include "tests/runtime/kernels.h"
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using runtime_test::add_half;
+using runtime_test::affine_float;
+using runtime_test::read_past_end;
+
+// Counts, per core type, how often each block index ran, and records GetBlockNum.
+extern "C" __global__ __aicore__ void census(GM_ADDR aiv_hits, GM_ADDR aic_hits, GM_ADDR nums) {
+  AscendC::GlobalTensor<int32_t> gm_hits;  // (64,)
+  gm_hits.SetGlobalBuffer((__gm__ int32_t*)(ASCEND_IS_AIV ? aiv_hits : aic_hits), 64);
+  gm_hits.SetValue(AscendC::GetBlockIdx(), gm_hits.GetValue(AscendC::GetBlockIdx()) + 1);
+  AscendC::GlobalTensor<int32_t> gm_nums;  // (2,): block num seen by AIV, by AIC
+  gm_nums.SetGlobalBuffer((__gm__ int32_t*)nums, 2);
+  gm_nums.SetValue(ASCEND_IS_AIV ? 0 : 1, static_cast<int32_t>(AscendC::GetBlockNum()));
+}
+
+// Writes the tiling key branch it took.
+extern "C" __global__ __aicore__ void keyed(GM_ADDR out) {
+  AscendC::GlobalTensor<int32_t> gm_out;  // (1,)
+  gm_out.SetGlobalBuffer((__gm__ int32_t*)out, 1);
+  if (TILING_KEY_IS(1)) {
+    gm_out.SetValue(0, 100);
+  } else if (TILING_KEY_IS(2)) {
+    gm_out.SetValue(0, 200);
+  } else {
+    gm_out.SetValue(0, -1);
+  }
+}
+
+TEST(Tikicpulib, GmAllocIsAlignedZeroedAndTracked) {
+  const size_t before = aicore::GmLiveBlocks();
+  for (size_t bytes : {1u, 31u, 512u, 100000u}) {
+    auto* p = static_cast<uint8_t*>(AscendC::GmAlloc(bytes));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 512, 0u);
+    for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(p[i], 0) << i;
+    EXPECT_EQ(aicore::GmLiveBlocks(), before + 1);
+    AscendC::GmFree(p);
+  }
+  EXPECT_EQ(aicore::GmLiveBlocks(), before);
+  int local = 0;
+  try {
+    AscendC::GmFree(&local);
+    FAIL() << "GmFree of a foreign pointer did not throw";
+  } catch (const aicore::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not a live GmAlloc pointer"));
+  }
+  AscendC::GmFree(nullptr);  // ignored
+}
+
+TEST(Tikicpulib, IcpuRunKfComputesLikeTheScalarReference) {
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+  for (uint32_t blocks : {1u, 3u, 8u, 48u}) {
+    const uint32_t n = blocks * runtime_test::kAddTile;
+    auto* x = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+    auto* y = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+    auto* z = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+    for (uint32_t i = 0; i < n; ++i) {
+      x[i] = half(static_cast<float>(i % 300) * 0.75f);
+      y[i] = half(-static_cast<float>(i % 11));
+    }
+    ICPU_RUN_KF(add_half, blocks, x, y, z, n);
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(float(z[i]), float(half(float(x[i]) + float(y[i])))) << i;
+    }
+    AscendC::GmFree(x);
+    AscendC::GmFree(y);
+    AscendC::GmFree(z);
+  }
+}
+
+TEST(Tikicpulib, IcpuRunKfThrowsWithTheKernelsMessage) {
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+  auto* x = static_cast<float*>(AscendC::GmAlloc(8 * sizeof(float)));
+  try {
+    ICPU_RUN_KF(read_past_end, 2, x, 8u);
+    FAIL() << "ICPU_RUN_KF did not throw";
+  } catch (const aicore::Error& e) {
+    EXPECT_EQ(e.status().code(), aicore::StatusCode::kOutOfRange);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("read_past_end"), HasSubstr("GetValue")));
+  }
+  try {
+    ICPU_RUN_KF(affine_float, 0, x, 8u, 1.0f, 1.0f);
+    FAIL() << "ICPU_RUN_KF with blockDim 0 did not throw";
+  } catch (const aicore::Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("affine_float"), HasSubstr("blockDim 0")));
+  }
+  AscendC::GmFree(x);
+}
+
+struct ModeCase {
+  AscendC::KernelMode mode;
+  aicore::KernelMode expected;
+  int aiv_per_block;  // AIV cores per block on a split chip
+  int aic_per_block;
+};
+
+TEST(Tikicpulib, SetKernelModeSelectsTheLaunchMode) {
+  const ModeCase cases[] = {
+      {AscendC::KernelMode::AIV_MODE, aicore::KernelMode::kAiv, 1, 0},
+      {AscendC::KernelMode::AIC_MODE, aicore::KernelMode::kAic, 0, 1},
+      {AscendC::KernelMode::MIX_MODE, aicore::KernelMode::kMix, 2, 1},
+  };
+  const bool split = aicore::arch::DefaultChip().split();
+  for (const ModeCase& c : cases) {
+    AscendC::SetKernelMode(c.mode);
+    EXPECT_EQ(AscendC::GetKernelMode(), c.mode);
+    EXPECT_EQ(AscendC::detail::IcpuOptions().mode, c.expected);
+    const int blocks = 5;
+    auto* aiv = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+    auto* aic = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+    auto* nums = static_cast<int32_t*>(AscendC::GmAlloc(2 * sizeof(int32_t)));
+    ICPU_RUN_KF(census, blocks, aiv, aic, nums);
+    const int aiv_cores = split ? blocks * c.aiv_per_block : blocks;
+    const int aic_cores = split ? blocks * c.aic_per_block : 0;
+    for (int i = 0; i < 64; ++i) {
+      EXPECT_EQ(aiv[i], i < aiv_cores ? 1 : 0) << "AIV " << i << " mode " << int(c.mode);
+      EXPECT_EQ(aic[i], i < aic_cores ? 1 : 0) << "AIC " << i << " mode " << int(c.mode);
+    }
+    if (aiv_cores > 0) {
+      EXPECT_EQ(nums[0], aiv_cores);
+    }
+    if (aic_cores > 0) {
+      EXPECT_EQ(nums[1], aic_cores);
+    }
+    AscendC::GmFree(aiv);
+    AscendC::GmFree(aic);
+    AscendC::GmFree(nums);
+  }
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+}
+
+// Launches without explicit options (aicore::Launch, ACLRT_LAUNCH_KERNEL) follow SetKernelMode.
+TEST(Tikicpulib, SetKernelModeAlsoSetsTheDefaultLaunchOptions) {
+  const bool split = aicore::arch::DefaultChip().split();
+  AscendC::SetKernelMode(AscendC::KernelMode::MIX_MODE);
+  EXPECT_EQ(aicore::DefaultLaunchOptions().mode, aicore::KernelMode::kMix);
+  auto* aiv = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+  auto* aic = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+  auto* nums = static_cast<int32_t*>(AscendC::GmAlloc(2 * sizeof(int32_t)));
+  ASSERT_TRUE(aicore::Launch(census, 3, nullptr, aiv, aic, nums).ok());
+  ASSERT_TRUE(aicore::rt::StreamSynchronize(nullptr).ok());
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(aiv[i], i < (split ? 6 : 3) ? 1 : 0) << i;
+    EXPECT_EQ(aic[i], i < (split ? 3 : 0) ? 1 : 0) << i;
+  }
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+  EXPECT_EQ(aicore::DefaultLaunchOptions().mode, aicore::KernelMode::kAiv);
+  AscendC::GmFree(aiv);
+  AscendC::GmFree(aic);
+  AscendC::GmFree(nums);
+}
+
+TEST(Tikicpulib, TilingKeySelectsTheBranch) {
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+  auto* out = static_cast<int32_t*>(AscendC::GmAlloc(sizeof(int32_t)));
+  ICPU_SET_TILING_KEY(2);
+  ICPU_RUN_KF(keyed, 1, out);
+  EXPECT_EQ(out[0], 200);
+  ICPU_SET_TILING_KEY(1);
+  ICPU_RUN_KF(keyed, 1, out);
+  EXPECT_EQ(out[0], 100);
+  ICPU_SET_TILING_KEY(7);
+  ICPU_RUN_KF(keyed, 1, out);
+  EXPECT_EQ(out[0], -1);
+  ICPU_SET_TILING_KEY(0);
+  AscendC::GmFree(out);
+}
+
+TEST(Tikicpulib, Tik2NamesAreTheSameFunctions) {
+  void* p = tik2::GmAlloc(64);
+  EXPECT_NE(p, nullptr);
+  tik2::GmFree(p);
+#if !defined(__CCE_KT_TEST__) || !defined(ASCENDC_CPU_DEBUG)
+  FAIL() << "aicore::aicore must define __CCE_KT_TEST__ and ASCENDC_CPU_DEBUG for host programs";
+#endif
+}
+
+}  // namespace
