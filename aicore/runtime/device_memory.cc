@@ -10,7 +10,6 @@
 //   allocator replaces their internals.
 #include "aicore/runtime/device_memory.h"
 
-#include <unistd.h>
 
 #include <cstdlib>
 #include <map>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "aicore/runtime/device.h"
+#include "aicore/runtime/memory/device_memory.h"
 
 namespace aicore::rt {
 
@@ -81,19 +81,7 @@ std::map<uintptr_t, Block>::iterator Containing(Registry& r, uintptr_t p) {
 }  // namespace
 
 size_t DefaultDeviceMemoryCapacity() {
-  static const size_t capacity = [] {
-    if (const char* env = std::getenv("AICORE_DEVICE_MEMORY_MB")) {
-      char* end = nullptr;
-      const unsigned long long mb = std::strtoull(env, &end, 10);
-      if (end != env && *end == '\0' && mb > 0) return static_cast<size_t>(mb) << 20;
-    }
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page_size = sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page_size > 0) {
-      return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4;
-    }
-    return static_cast<size_t>(4) << 30;  // unknown host: 4 GiB
-  }();
+  static const size_t capacity = memory::DefaultDeviceCapacity();  // one rule for both layers
   return capacity;
 }
 

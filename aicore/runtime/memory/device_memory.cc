@@ -21,7 +21,7 @@ size_t DefaultDeviceCapacity() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_size <= 0) return size_t{4} << 30;
-  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 2;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4;  // a quarter of RAM
 }
 
 DeviceMemory::DeviceMemory(int device, size_t capacity, bool prefault)

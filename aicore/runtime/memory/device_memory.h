@@ -8,7 +8,7 @@
 
 namespace aicore::memory {
 
-// Returns the default capacity of a device: AICORE_DEVICE_MEMORY_MB if set, else half of the
+// Returns the default capacity of a device: AICORE_DEVICE_MEMORY_MB if set, else a quarter of the
 // host's physical memory.
 size_t DefaultDeviceCapacity();
 
