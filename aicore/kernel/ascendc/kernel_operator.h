@@ -2,6 +2,7 @@
 #pragma once
 
 #include "aicore/kernel/copy/atomic.h"
+#include "aicore/kernel/copy/data_copy_pad.h"
 #include "aicore/kernel/copy/gm_to_local.h"
 #include "aicore/kernel/copy/local_to_gm.h"
 #include "aicore/kernel/copy/params.h"
@@ -13,5 +14,11 @@
 #include "aicore/kernel/tensor/global_tensor.h"
 #include "aicore/kernel/tensor/local_tensor.h"
 #include "aicore/kernel/types.h"
+#include "aicore/kernel/vector/axpy.h"
+#include "aicore/kernel/vector/brcb.h"
+#include "aicore/kernel/vector/cast.h"
+#include "aicore/kernel/vector/compare.h"
 #include "aicore/kernel/vector/elementwise.h"
+#include "aicore/kernel/vector/gather.h"
+#include "aicore/kernel/vector/reduce.h"
 #include "aicore/kernel/vector/repeat.h"

@@ -1,5 +1,5 @@
-// Element-wise vector APIs in AscendC's three forms: count (`Add(dst, a, b, count)`), level-0 with a
-// bit mask (`uint64_t mask[2]`) and level-0 with a continuous mask (`uint64_t mask`), each with
+// Element-wise vector APIs in AscendC's three forms: count (`Add(dst, a, b, count)`), level-0 with
+// a bit mask (`uint64_t mask[2]`) and level-0 with a continuous mask (`uint64_t mask`), each with
 // repeatTimes and Binary/UnaryRepeatParams. Per-element semantics are in engine.h. Scalars are
 // taken as the tensor's element type (a float literal converts to half).
 #pragma once

@@ -1,6 +1,8 @@
 // Run-time choice of the per-ISA engine, and op metadata.
 #include "aicore/kernel/vector/engine.h"
 
+#include <initializer_list>
+
 #include "aicore/core/cpu.h"
 
 namespace aicore::kernel::engine {
@@ -9,6 +11,7 @@ namespace aicore::kernel::engine {
   namespace ns {                                                                            \
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
                    Scalar s, size_t n);                                                     \
+  void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);     \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -20,21 +23,23 @@ AICORE_DECLARE_ISA(isa_avx512)
 namespace {
 
 using ElementwiseFn = void (*)(VecOp, DType, void*, const void*, const void*, Scalar, size_t);
+using CastFn = void (*)(DType, DType, Round, void*, const void*, size_t);
 
 struct Table {
   ElementwiseFn elementwise;
+  CastFn cast;
   const char* name;
 };
 
 Table PickTable() {
 #if defined(__x86_64__)
   switch (ActiveIsa()) {
-    case Isa::kAvx512: return {isa_avx512::Elementwise, "avx512"};
-    case Isa::kAvx2: return {isa_avx2::Elementwise, "avx2"};
+    case Isa::kAvx512: return {isa_avx512::Elementwise, isa_avx512::Cast, "avx512"};
+    case Isa::kAvx2: return {isa_avx2::Elementwise, isa_avx2::Cast, "avx2"};
     case Isa::kPortable: break;
   }
 #endif
-  return {isa_portable::Elementwise, "portable"};
+  return {isa_portable::Elementwise, isa_portable::Cast, "portable"};
 }
 
 const Table& Active() {
@@ -53,7 +58,41 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* sr
   Active().elementwise(op, dt, dst, src0, src1, s, n);
 }
 
+void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {
+  if (n == 0) return;
+  Active().cast(dst_dt, src_dt, r, dst, src, n);
+}
+
 const char* EngineIsa() { return Active().name; }
+
+const char* RoundName(Round r) {
+  static const char* const kNames[] = {"CAST_NONE", "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",
+                                       "CAST_ROUND", "CAST_TRUNC", "CAST_ODD"};
+  const auto i = static_cast<size_t>(r);
+  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "CAST_<invalid>";
+}
+
+bool CastSupports(DType dst, DType src, Round r) {
+  if (static_cast<int>(r) > static_cast<int>(Round::kOdd)) return false;
+  using D = DType;
+  auto is = [&](D d, std::initializer_list<D> srcs) {
+    if (dst != d) return false;
+    for (D s : srcs) {
+      if (s == src) return true;
+    }
+    return false;
+  };
+  const bool pair = is(D::kF32, {D::kF16, D::kBF16, D::kI32, D::kI16, D::kF32}) ||
+                    is(D::kF16, {D::kF32, D::kI32, D::kI16, D::kI8, D::kU8}) ||
+                    is(D::kBF16, {D::kF32}) ||
+                    is(D::kI32, {D::kF32, D::kF16, D::kBF16, D::kI16}) ||
+                    is(D::kI16, {D::kF32, D::kF16, D::kI32}) || is(D::kI8, {D::kF16}) ||
+                    is(D::kU8, {D::kF16});
+  if (!pair) return false;
+  // Round to odd is a floating-point narrowing mode.
+  if (r == Round::kOdd) return src == D::kF32 && (dst == D::kF16 || dst == D::kBF16);
+  return true;
+}
 
 const char* VecOpName(VecOp op) {
   static const char* const kNames[] = {

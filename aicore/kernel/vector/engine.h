@@ -5,9 +5,14 @@
 //
 //   half, bfloat16: computed in float and rounded to nearest even on store (exact for + - * /
 //                   sqrt; Exp/Ln within 2 ulp of float before rounding).
-//   float:          IEEE single; Exp/Ln within 2 ulp.
-//   int16/int32:    two's-complement wrap-around for + - *; Div truncates toward zero and a zero
-//                   divisor yields 0; shifts are logical for unsigned, arithmetic for signed.
+//   float:          IEEE single; Exp/Ln within 2 ulp, Rsqrt within 1 ulp (1/sqrt, rounded
+//                   twice); Reciprocal and the rest correctly rounded.
+//   integer types:  two's-complement wrap-around for + - * (INT_MIN / -1 wraps too); Div
+//                   truncates toward zero and a zero divisor yields 0; shift counts are taken
+//                   modulo the bit width; right shifts are logical for unsigned, arithmetic for
+//                   signed.
+// Every ISA variant gives bit-identical results (the variants are built without FMA contraction;
+// tests/kernel/vector/engine_test.cc compares them).
 #pragma once
 
 #include <cstddef>
@@ -47,6 +52,30 @@ struct Scalar {
 // (dst == src). Unused sources may be null.
 void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
                  size_t n);
+
+// Rounding of a conversion; the order matches AscendC::RoundMode.
+//   kNone:  kRint when the conversion loses precision, exact otherwise.
+//   kRint:  to nearest, ties to even.      kFloor: toward -inf.     kCeil: toward +inf.
+//   kRound: to nearest, ties away from 0.  kTrunc: toward zero.
+//   kOdd:   to the neighbour whose last mantissa bit is 1 when inexact (float -> half/bfloat16).
+enum class Round : uint8_t { kNone, kRint, kFloor, kCeil, kRound, kTrunc, kOdd };
+
+// Returns the AscendC name of `r` ("CAST_RINT", ...).
+const char* RoundName(Round r);
+// Returns true when converting `src` elements to `dst` elements with `r` is defined (see Cast).
+bool CastSupports(DType dst, DType src, Round r);
+
+// Converts `n` contiguous elements of type `src_dt` to `dst_dt` with rounding `r`. Defined for
+// the pairs CastSupports accepts:
+//   float  <- half, bfloat16 (exact), int32, int16, float (float->float rounds to an integral
+//             value; kNone copies)
+//   half   <- float, int32, int16, int8, uint8     bfloat16 <- float
+//   int32  <- float, half, bfloat16, int16          int16 <- float, half, int32
+//   int8   <- half                                  uint8 <- half
+// Results that do not fit a floating destination follow IEEE overflow for the mode (kRint/kRound
+// give inf, kTrunc and kOdd the largest finite value, kFloor/kCeil depend on the sign); integer
+// destinations saturate to their range and NaN converts to 0. dst and src must not overlap.
+void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);
 
 // Returns the ISA the engine dispatches to ("portable", "avx2", "avx512").
 const char* EngineIsa();

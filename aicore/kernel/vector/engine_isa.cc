@@ -5,8 +5,8 @@
 //
 // Exp: x = n*ln2 + r with |r| <= ln2/2; e^r by its Taylor series to degree 7 (truncation error
 // below 6e-9 relative), scaled by 2^n through the exponent bits.
-// Ln: x = m*2^e with m in [sqrt(1/2), sqrt(2)); ln m = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.172,
-// by its odd series to s^9 (error below 4e-10).
+// Ln: x = m*2^e with m in [sqrt(1/2), sqrt(2)]; ln m = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.172,
+// by its odd series to s^11 (truncation below 1e-10), summed as f - (f*s - s*q) with f = m - 1.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -57,25 +57,32 @@ inline float ExpF(float x) {
 }
 
 inline float LnF(float x) {
-  uint32_t bits = std::bit_cast<uint32_t>(x);
   // Scale subnormals into the normal range first.
   const bool sub = x < 1.17549435e-38f;
-  float xs = sub ? x * 16777216.0f : x;
-  bits = std::bit_cast<uint32_t>(xs);
+  const float xs = sub ? x * 16777216.0f : x;
+  const uint32_t bits = std::bit_cast<uint32_t>(xs);
   int32_t e = static_cast<int32_t>((bits >> 23) & 0xff) - 127;
   float m = std::bit_cast<float>((bits & 0x007fffffu) | 0x3f800000u);  // [1, 2)
   const bool big = m > 1.41421356f;
-  m = big ? m * 0.5f : m;
+  m = big ? m * 0.5f : m;  // [sqrt(1/2), sqrt(2)]
   e = big ? e + 1 : e;
-  float ef = static_cast<float>(e) - (sub ? 24.0f : 0.0f);
-  float s = (m - 1.0f) / (m + 1.0f);
-  float s2 = s * s;
-  float q = 1.0f / 9.0f;
-  q = q * s2 + 1.0f / 7.0f;
-  q = q * s2 + 1.0f / 5.0f;
-  q = q * s2 + 1.0f / 3.0f;
-  q = q * s2 + 1.0f;
-  float y = ef * 0.693147180559945309f + 2.0f * s * q;
+  const float ef = static_cast<float>(e) - (sub ? 24.0f : 0.0f);
+  const float f = m - 1.0f;        // exact: m is within a factor 2 of 1
+  const float s = f / (2.0f + f);  // |s| <= 0.172
+  const float z = s * s;
+  // ln m = 2 atanh(s) = 2s + s*q with q = 2z/3 + 2z^2/5 + ... + 2z^5/11; writing 2s = f - f*s
+  // keeps the rounding errors in the small correction term, not in the leading f.
+  float q = 2.0f / 11.0f;
+  q = q * z + 2.0f / 9.0f;
+  q = q * z + 2.0f / 7.0f;
+  q = q * z + 2.0f / 5.0f;
+  q = q * z + 2.0f / 3.0f;
+  q = q * z;
+  const float ln_m = f - (f * s - s * q);
+  // ln 2 in two parts; the high part has 9 trailing zero bits, so ef * kLn2Hi is exact.
+  const float kLn2Hi = 0.693145751953125f;
+  const float kLn2Lo = 1.42860682030941723212e-6f;
+  float y = ef * kLn2Hi + (ln_m + ef * kLn2Lo);
   y = x == 0.0f ? -std::numeric_limits<float>::infinity() : y;
   y = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : y;
   y = x == std::numeric_limits<float>::infinity() ? x : y;
@@ -130,7 +137,9 @@ void LoopF3(float* __restrict dst, const float* a, const float* b, float s, size
 }
 template <VecOp op>
 void LoopF2(float* dst, const float* a, float s, size_t n) {
-  for (size_t i = 0; i < n; ++i) dst[i] = ApplyF(op, a[i], 0.0f, s, op == VecOp::kAxpy ? dst[i] : 0.0f);
+  for (size_t i = 0; i < n; ++i) {
+    dst[i] = ApplyF(op, a[i], 0.0f, s, op == VecOp::kAxpy ? dst[i] : 0.0f);
+  }
 }
 template <VecOp op>
 void LoopF0(float* dst, float s, size_t n) {
@@ -147,8 +156,11 @@ constexpr Arity ArityOf(VecOp op) {
   return Arity::kAxpy;
 }
 
+// Kept out of line: inlined into the large Elementwise switch, GCC stopped inlining ExpF/LnF
+// into the float loops and ran them scalar (9 ns/element for Exp instead of under 1).
 template <VecOp op>
-void RunFloat(float* dst, const float* a, const float* b, float s, size_t n) {
+[[gnu::noinline]] void RunFloat(float* dst, const float* a, const float* b, float s,
+                             size_t n) {
   constexpr Arity ar = ArityOf(op);
   if constexpr (ar == Arity::kBinary) {
     if (dst == a || dst == b) {
@@ -169,7 +181,8 @@ inline void Widen(float* dst, const half* src, size_t n) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-    _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(h));
+    // The maskz forms: the unmasked ones trip GCC 12's -Wmaybe-uninitialized in its own header.
+    _mm512_storeu_ps(dst + i, _mm512_maskz_cvtph_ps(0xffff, h));
   }
   for (; i < n; ++i) dst[i] = float(src[i]);
 #elif AICORE_ISA == 1
@@ -187,7 +200,8 @@ inline void Narrow(half* dst, const float* src, size_t n) {
 #if AICORE_ISA == 2
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+    __m256i h =
+        _mm512_maskz_cvtps_ph(0xffff, _mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), h);
   }
   for (; i < n; ++i) dst[i] = half(src[i]);
@@ -202,18 +216,18 @@ inline void Narrow(half* dst, const float* src, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = half(src[i]);
 #endif
 }
+// bit_cast, not pointer casts: the float arrays must not be accessed through uint32_t lvalues.
 inline void Widen(float* dst, const bfloat16* src, size_t n) {
-  const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
-  uint32_t* d = reinterpret_cast<uint32_t*>(dst);
-  for (size_t i = 0; i < n; ++i) d[i] = static_cast<uint32_t>(s[i]) << 16;
+  for (size_t i = 0; i < n; ++i) {
+    dst[i] = std::bit_cast<float>(static_cast<uint32_t>(src[i].bits) << 16);
+  }
 }
 inline void Narrow(bfloat16* dst, const float* src, size_t n) {
-  const uint32_t* s = reinterpret_cast<const uint32_t*>(src);
-  uint16_t* d = reinterpret_cast<uint16_t*>(dst);
   for (size_t i = 0; i < n; ++i) {
-    uint32_t x = s[i];
-    uint16_t r = static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-    d[i] = (x & 0x7fffffffu) > 0x7f800000u ? static_cast<uint16_t>((x >> 16) | 0x40u) : r;
+    const uint32_t x = std::bit_cast<uint32_t>(src[i]);
+    const uint16_t r = static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+    dst[i].bits =
+        (x & 0x7fffffffu) > 0x7f800000u ? static_cast<uint16_t>((x >> 16) | 0x40u) : r;
   }
 }
 
@@ -234,24 +248,40 @@ void Run16(T16* dst, const T16* a, const T16* b, float s, size_t n) {
 
 template <typename I>
 I ApplyI(VecOp op, I a, I b, int64_t s) {
-  using U = std::make_unsigned_t<I>;
+  // Unsigned arithmetic wraps; types narrower than int are widened first so the promotion to
+  // int cannot overflow (65535 * 65535 would).
+  using U = std::conditional_t<(sizeof(I) < sizeof(int)), unsigned, std::make_unsigned_t<I>>;
   switch (op) {
     case VecOp::kAdd: return static_cast<I>(static_cast<U>(a) + static_cast<U>(b));
     case VecOp::kSub: return static_cast<I>(static_cast<U>(a) - static_cast<U>(b));
     case VecOp::kMul: return static_cast<I>(static_cast<U>(a) * static_cast<U>(b));
-    case VecOp::kDiv: return b == 0 ? I(0) : (std::is_signed_v<I> && b == I(-1) ? static_cast<I>(U(0) - static_cast<U>(a)) : static_cast<I>(a / b));
+    case VecOp::kDiv:
+      if (b == 0) return I(0);
+      if (std::is_signed_v<I> && b == I(-1)) return static_cast<I>(U(0) - static_cast<U>(a));
+      return static_cast<I>(a / b);
     case VecOp::kMax: return a > b ? a : b;
     case VecOp::kMin: return a < b ? a : b;
     case VecOp::kAnd: return static_cast<I>(a & b);
     case VecOp::kOr: return static_cast<I>(a | b);
-    case VecOp::kAddRelu: { I r = static_cast<I>(static_cast<U>(a) + static_cast<U>(b)); return r > 0 ? r : I(0); }
-    case VecOp::kSubRelu: { I r = static_cast<I>(static_cast<U>(a) - static_cast<U>(b)); return r > 0 ? r : I(0); }
+    case VecOp::kAddRelu: {
+      const I r = static_cast<I>(static_cast<U>(a) + static_cast<U>(b));
+      return r > 0 ? r : I(0);
+    }
+    case VecOp::kSubRelu: {
+      const I r = static_cast<I>(static_cast<U>(a) - static_cast<U>(b));
+      return r > 0 ? r : I(0);
+    }
     case VecOp::kAdds: return static_cast<I>(static_cast<U>(a) + static_cast<U>(static_cast<I>(s)));
     case VecOp::kMuls: return static_cast<I>(static_cast<U>(a) * static_cast<U>(static_cast<I>(s)));
     case VecOp::kSubs: return static_cast<I>(static_cast<U>(a) - static_cast<U>(static_cast<I>(s)));
     case VecOp::kMaxs: return a > static_cast<I>(s) ? a : static_cast<I>(s);
     case VecOp::kMins: return a < static_cast<I>(s) ? a : static_cast<I>(s);
-    case VecOp::kDivs: { I d = static_cast<I>(s); return d == 0 ? I(0) : static_cast<I>(a / d); }
+    case VecOp::kDivs: {
+      const I d = static_cast<I>(s);
+      if (d == 0) return I(0);
+      if (std::is_signed_v<I> && d == I(-1)) return static_cast<I>(U(0) - static_cast<U>(a));
+      return static_cast<I>(a / d);
+    }
     case VecOp::kLeakyRelu: return a >= 0 ? a : static_cast<I>(a * static_cast<I>(s));
     case VecOp::kShiftLeft: return static_cast<I>(static_cast<U>(a) << (s & (sizeof(I) * 8 - 1)));
     case VecOp::kShiftRight: return static_cast<I>(a >> (s & (sizeof(I) * 8 - 1)));
@@ -273,7 +303,11 @@ void RunInt(I* dst, const I* a, const I* b, int64_t s, size_t n) {
   } else if constexpr (ar == Arity::kFill) {
     for (size_t i = 0; i < n; ++i) dst[i] = static_cast<I>(s);
   } else if constexpr (ar == Arity::kAxpy) {
-    for (size_t i = 0; i < n; ++i) dst[i] = static_cast<I>(dst[i] + a[i] * static_cast<I>(s));
+    using U = std::conditional_t<(sizeof(I) < sizeof(int)), unsigned, std::make_unsigned_t<I>>;
+    const U us = static_cast<U>(static_cast<I>(s));
+    for (size_t i = 0; i < n; ++i) {
+      dst[i] = static_cast<I>(static_cast<U>(dst[i]) + static_cast<U>(a[i]) * us);
+    }
   } else {
     for (size_t i = 0; i < n; ++i) dst[i] = ApplyI<I>(op, a[i], I(0), s);
   }
@@ -314,6 +348,200 @@ void RunTyped(DType dt, void* dst, const void* a, const void* b, Scalar s, size_
   }
 }
 
+// ---- Cast ----
+// Common pairs run as branch-free loops the compiler vectorizes (half/bfloat16 <-> float with
+// round-to-nearest-even, float -> int32 in every integral mode, int32 -> float); the rest go
+// through a per-element path on double, which holds every source value exactly:
+//   integer destination: round to an integral value by the mode, saturate, NaN -> 0;
+//   floating destination: the nearest value (RNE) and its neighbour on the other side of the
+//   exact value bracket it; the mode picks one of the two.
+
+// Floating formats of a destination, as bit patterns ordered by value.
+template <typename F> struct FloatFormat;
+template <> struct FloatFormat<float> {
+  using Bits = uint32_t;
+  static constexpr Bits kSign = 0x80000000u;
+  static constexpr double kOverflow = 340282366920938463463374607431768211456.0;  // 2^128
+  static float Nearest(double v) { return static_cast<float>(v); }
+  static Bits ToBits(float f) { return std::bit_cast<Bits>(f); }
+  static float FromBits(Bits b) { return std::bit_cast<float>(b); }
+};
+template <> struct FloatFormat<half> {
+  using Bits = uint16_t;
+  static constexpr Bits kSign = 0x8000u;
+  static constexpr double kOverflow = 65536.0;  // 2^16: where the next binade would start
+  // Exact for every value a half can be converted from here: float sources, and integers below
+  // 2^24 (larger integers overflow half anyway).
+  static half Nearest(double v) { return half(static_cast<float>(v)); }
+  static Bits ToBits(half h) { return h.bits; }
+  static half FromBits(Bits b) { return half::FromBits(b); }
+};
+template <> struct FloatFormat<bfloat16> {
+  using Bits = uint16_t;
+  static constexpr Bits kSign = 0x8000u;
+  static constexpr double kOverflow = 340282366920938463463374607431768211456.0;  // 2^128
+  static bfloat16 Nearest(double v) { return bfloat16(static_cast<float>(v)); }
+  static Bits ToBits(bfloat16 h) { return h.bits; }
+  static bfloat16 FromBits(Bits b) { return bfloat16::FromBits(b); }
+};
+
+// The next representable value above (up) or below (down) bits `b` of a non-NaN value.
+template <typename Bits>
+Bits StepBits(Bits b, Bits sign, bool up) {
+  const bool neg = (b & sign) != 0;
+  const Bits mag = static_cast<Bits>(b & ~sign);
+  if (mag == 0) return up ? Bits(1) : static_cast<Bits>(sign | 1u);
+  return (neg != up) ? static_cast<Bits>(b + 1) : static_cast<Bits>(b - 1);
+}
+
+template <typename F>
+double ValueOf(F f, double overflow) {
+  const double d = static_cast<double>(static_cast<float>(f));
+  if (d == std::numeric_limits<double>::infinity()) return overflow;
+  if (d == -std::numeric_limits<double>::infinity()) return -overflow;
+  return d;
+}
+
+template <typename F>
+F RoundToFormat(double v, Round r) {
+  using Fmt = FloatFormat<F>;
+  const F nearest = Fmt::Nearest(v);
+  const double back = static_cast<double>(static_cast<float>(nearest));
+  if (back == v || v != v || r == Round::kNone || r == Round::kRint) return nearest;
+  const auto nb = Fmt::ToBits(nearest);
+  const bool nearest_above = back > v;
+  const F lo = nearest_above ? Fmt::FromBits(StepBits(nb, Fmt::kSign, false)) : nearest;
+  const F hi = nearest_above ? nearest : Fmt::FromBits(StepBits(nb, Fmt::kSign, true));
+  switch (r) {
+    case Round::kFloor: return lo;
+    case Round::kCeil: return hi;
+    case Round::kTrunc: return v > 0 ? lo : hi;
+    case Round::kOdd: return (Fmt::ToBits(lo) & 1u) ? lo : hi;
+    case Round::kRound: {
+      const double dl = v - ValueOf(lo, Fmt::kOverflow);
+      const double dh = ValueOf(hi, Fmt::kOverflow) - v;
+      if (dl != dh) return dl < dh ? lo : hi;
+      return v > 0 ? hi : lo;
+    }
+    default: return nearest;
+  }
+}
+
+// Rounds `v` to an integral value by mode (kNone and kOdd as kRint). Branch-free per mode when
+// inlined into a loop with a constant `r`.
+template <Round r, typename T>
+inline T RoundIntegral(T v) {
+  if constexpr (r == Round::kFloor) return std::floor(v);
+  else if constexpr (r == Round::kCeil) return std::ceil(v);
+  else if constexpr (r == Round::kTrunc) return std::trunc(v);
+  else if constexpr (r == Round::kRound) {
+    // x - trunc(x) is exact, so the comparison with 1/2 decides ties exactly.
+    const T t = std::trunc(v);
+    const T frac = v - t;
+    return frac >= T(0.5) ? t + T(1) : (frac <= T(-0.5) ? t - T(1) : t);
+  } else {
+    return std::nearbyint(v);
+  }
+}
+
+template <typename I, typename T>
+inline I SaturateIntegral(T v) {
+  constexpr T kMin = static_cast<T>(std::numeric_limits<I>::min());
+  // The largest T below 2^(bits-1): max() itself may round up to 2^(bits-1) in float.
+  constexpr T kLimit = -kMin;  // 2^(bits-1) for signed, exact in T
+  constexpr T kUMax = static_cast<T>(std::numeric_limits<I>::max()) + T(1);
+  if constexpr (std::is_signed_v<I>) {
+    const T c = v < kMin ? kMin : (v < kLimit ? v : kMin);
+    I out = static_cast<I>(c);
+    out = v >= kLimit ? std::numeric_limits<I>::max() : out;
+    return v != v ? I(0) : out;
+  } else {
+    const T c = v < T(0) ? T(0) : (v < kUMax ? v : T(0));
+    I out = static_cast<I>(c);
+    out = v >= kUMax ? std::numeric_limits<I>::max() : out;
+    return v != v ? I(0) : out;
+  }
+}
+
+template <Round r>
+void FloatToInt32(int32_t* dst, const float* src, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = SaturateIntegral<int32_t>(RoundIntegral<r>(src[i]));
+}
+
+void Int32ToFloat(float* dst, const int32_t* src, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
+}
+
+template <typename T>
+double ToDouble(T v) {
+  if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    return static_cast<double>(static_cast<float>(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+// The per-element path for the pairs without a dedicated loop.
+template <Round r, typename D, typename S>
+void CastGeneric(D* dst, const S* src, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const double v = ToDouble(src[i]);
+    if constexpr (std::is_integral_v<D>) {
+      if constexpr (std::is_integral_v<S>) {
+        dst[i] = v < static_cast<double>(std::numeric_limits<D>::min())
+                     ? std::numeric_limits<D>::min()
+                     : (v > static_cast<double>(std::numeric_limits<D>::max())
+                            ? std::numeric_limits<D>::max()
+                            : static_cast<D>(src[i]));
+      } else {
+        dst[i] = SaturateIntegral<D>(RoundIntegral<r>(v));
+      }
+    } else if constexpr (std::is_same_v<D, float> && std::is_same_v<S, float>) {
+      // NaNs come out quiet on every ISA (vector rounding instructions quiet signalling NaNs,
+      // the portable path might not).
+      const float x = src[i];
+      const float quiet = std::bit_cast<float>(std::bit_cast<uint32_t>(x) | 0x00400000u);
+      dst[i] = r == Round::kNone ? x : (x != x ? quiet : RoundIntegral<r>(x));
+    } else {
+      dst[i] = RoundToFormat<D>(v, r);
+    }
+  }
+}
+
+template <typename D, typename S>
+void CastGenericAnyMode(Round r, D* dst, const S* src, size_t n) {
+  switch (r) {
+    case Round::kNone: CastGeneric<Round::kNone>(dst, src, n); return;
+    case Round::kRint: CastGeneric<Round::kRint>(dst, src, n); return;
+    case Round::kFloor: CastGeneric<Round::kFloor>(dst, src, n); return;
+    case Round::kCeil: CastGeneric<Round::kCeil>(dst, src, n); return;
+    case Round::kRound: CastGeneric<Round::kRound>(dst, src, n); return;
+    case Round::kTrunc: CastGeneric<Round::kTrunc>(dst, src, n); return;
+    case Round::kOdd: CastGeneric<Round::kOdd>(dst, src, n); return;
+  }
+}
+
+void CastFloatToInt32(Round r, int32_t* dst, const float* src, size_t n) {
+  switch (r) {
+    case Round::kFloor: FloatToInt32<Round::kFloor>(dst, src, n); return;
+    case Round::kCeil: FloatToInt32<Round::kCeil>(dst, src, n); return;
+    case Round::kRound: FloatToInt32<Round::kRound>(dst, src, n); return;
+    case Round::kTrunc: FloatToInt32<Round::kTrunc>(dst, src, n); return;
+    default: FloatToInt32<Round::kRint>(dst, src, n); return;
+  }
+}
+
+// half/bfloat16 -> int32: widen a chunk to float (exact), then the float loop.
+template <typename T16>
+void Cast16ToInt32(Round r, int32_t* dst, const T16* src, size_t n) {
+  alignas(64) float f[kChunk];
+  for (size_t off = 0; off < n; off += kChunk) {
+    const size_t m = n - off < kChunk ? n - off : kChunk;
+    Widen(f, src + off, m);
+    CastFloatToInt32(r, dst + off, f, m);
+  }
+}
+
 }  // namespace
 
 void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Scalar s,
@@ -337,6 +565,64 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Sc
     case VecOp::kCount:
       return;
   }
+}
+
+void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {
+  const bool nearest = r == Round::kNone || r == Round::kRint;
+  // Fast paths.
+  if (dst_dt == DType::kF32 && src_dt == DType::kF16) {
+    Widen(static_cast<float*>(dst), static_cast<const half*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kF32 && src_dt == DType::kBF16) {
+    Widen(static_cast<float*>(dst), static_cast<const bfloat16*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kF16 && src_dt == DType::kF32 && nearest) {
+    Narrow(static_cast<half*>(dst), static_cast<const float*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kBF16 && src_dt == DType::kF32 && nearest) {
+    Narrow(static_cast<bfloat16*>(dst), static_cast<const float*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kI32 && src_dt == DType::kF32) {
+    CastFloatToInt32(r, static_cast<int32_t*>(dst), static_cast<const float*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kI32 && src_dt == DType::kF16) {
+    Cast16ToInt32(r, static_cast<int32_t*>(dst), static_cast<const half*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kI32 && src_dt == DType::kBF16) {
+    Cast16ToInt32(r, static_cast<int32_t*>(dst), static_cast<const bfloat16*>(src), n);
+    return;
+  }
+  if (dst_dt == DType::kF32 && src_dt == DType::kI32 && nearest) {
+    Int32ToFloat(static_cast<float*>(dst), static_cast<const int32_t*>(src), n);
+    return;
+  }
+#define AICORE_CAST_PAIR(DD, D, SD, S)                                                     \
+  if (dst_dt == DType::DD && src_dt == DType::SD) {                                       \
+    CastGenericAnyMode<D, S>(r, static_cast<D*>(dst), static_cast<const S*>(src), n);    \
+    return;                                                                               \
+  }
+  AICORE_CAST_PAIR(kF32, float, kI32, int32_t)
+  AICORE_CAST_PAIR(kF32, float, kI16, int16_t)
+  AICORE_CAST_PAIR(kF32, float, kF32, float)
+  AICORE_CAST_PAIR(kF16, half, kF32, float)
+  AICORE_CAST_PAIR(kF16, half, kI32, int32_t)
+  AICORE_CAST_PAIR(kF16, half, kI16, int16_t)
+  AICORE_CAST_PAIR(kF16, half, kI8, int8_t)
+  AICORE_CAST_PAIR(kF16, half, kU8, uint8_t)
+  AICORE_CAST_PAIR(kBF16, bfloat16, kF32, float)
+  AICORE_CAST_PAIR(kI32, int32_t, kI16, int16_t)
+  AICORE_CAST_PAIR(kI16, int16_t, kF32, float)
+  AICORE_CAST_PAIR(kI16, int16_t, kF16, half)
+  AICORE_CAST_PAIR(kI16, int16_t, kI32, int32_t)
+  AICORE_CAST_PAIR(kI8, int8_t, kF16, half)
+  AICORE_CAST_PAIR(kU8, uint8_t, kF16, half)
+#undef AICORE_CAST_PAIR
 }
 
 }  // namespace aicore::kernel::engine::AICORE_ISA_NAMESPACE

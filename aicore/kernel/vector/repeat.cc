@@ -43,8 +43,10 @@ RepeatMask ResolveMask(bool is_set_mask, const uint64_t* bit_mask, const uint64_
 }
 
 void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const RepeatMask& mask,
-                       uint32_t repeat, const char* api, const SrcLoc& loc) {
-  static const char* const kRoles[] = {"dst", "src0", "src1", "src2"};
+                       uint32_t repeat, const char* api, const SrcLoc& loc,
+                       const char* const* roles, bool first_is_dst) {
+  static const char* const kDefaultRoles[] = {"dst", "src0", "src1", "src2"};
+  const char* const* kRoles = roles != nullptr ? roles : kDefaultRoles;
   if (repeat > 255) {
     Fail(StatusCode::kInvalidArgument, api, loc, "repeatTimes ", repeat,
          " exceeds 255 (in counter mode: ", mask.count, " elements need more than 255 repeats)");
@@ -64,7 +66,7 @@ void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const Rep
   }
   for (int k = 0; k < n; ++k) {
     const Operand& op = ops[k];
-    if (op.blk_stride == 0 && k == 0) {
+    if (op.blk_stride == 0 && k == 0 && first_is_dst) {
       Fail(StatusCode::kInvalidArgument, api, loc, "dst block stride 0 is undefined");
     }
     if (reinterpret_cast<uintptr_t>(op.base) % 32 != 0) {

@@ -113,8 +113,44 @@ template <int N, typename Fn>
 uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
                     uint32_t repeat, const char* api, const SrcLoc& loc, Fn&& fn);
 
+// Fails unless every operand's farthest accessed byte lies within its extent, the repeat count is
+// at most 255 and operands start on 32-byte boundaries. `roles` names the operands in messages
+// (default "dst", "src0", "src1", "src2"); the first operand is taken as the destination (its
+// block stride must not be 0) unless `first_is_dst` is false.
 void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const RepeatMask& mask,
-                       uint32_t repeat, const char* api, const SrcLoc& loc);
+                       uint32_t repeat, const char* api, const SrcLoc& loc,
+                       const char* const* roles = nullptr, bool first_is_dst = true);
+
+// Returns the number of repeats a call runs: `repeat`, or in counter mode enough repeats for the
+// mask's element count.
+inline uint32_t EffectiveRepeats(const RepeatMask& mask, uint32_t per_repeat, uint32_t repeat) {
+  if (mask.counter) return static_cast<uint32_t>((mask.count + per_repeat - 1) / per_repeat);
+  return repeat;
+}
+
+// Calls fn(r, e, ptrs) for every active element e of every repeat r, in order, with ptrs[k] the
+// element's address in operand k (see the formula at the top of this file). Does no checks: call
+// CheckLevel0Extent first. For APIs whose per-element work is not a contiguous engine loop
+// (Compare, Select).
+template <int N, typename Fn>
+void ForEachActive(const Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
+                   uint32_t repeat, Fn&& fn) {
+  uint8_t* p[N];
+  for (uint32_t r = 0; r < repeat; ++r) {
+    const uint32_t limit = mask.counter ? static_cast<uint32_t>(std::min<uint64_t>(
+                                              per_repeat, mask.count - uint64_t{r} * per_repeat))
+                                        : per_repeat;
+    for (uint32_t e = 0; e < limit; ++e) {
+      if (!mask.counter && !Active(mask, e)) continue;
+      for (int k = 0; k < N; ++k) {
+        const uint64_t byte = uint64_t{e} * ops[k].esize;
+        p[k] = ops[k].base +
+               (uint64_t{r} * ops[k].rep_stride + byte / 32 * ops[k].blk_stride) * 32 + byte % 32;
+      }
+      fn(r, e, p);
+    }
+  }
+}
 
 template <int N, typename Fn>
 uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
@@ -143,9 +179,9 @@ uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& ma
     return total;
   }
   for (uint32_t r = 0; r < repeat; ++r) {
-    const uint32_t limit =
-        mask.counter ? static_cast<uint32_t>(std::min<uint64_t>(per_repeat, mask.count - uint64_t{r} * per_repeat))
-                     : per_repeat;
+    const uint32_t limit = mask.counter ? static_cast<uint32_t>(std::min<uint64_t>(
+                                              per_repeat, mask.count - uint64_t{r} * per_repeat))
+                                        : per_repeat;
     uint32_t e = 0;
     while (e < limit) {
       if (!mask.counter && !Active(mask, e)) {
@@ -166,7 +202,8 @@ uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& ma
         }
         for (int k = 0; k < N; ++k) {
           const uint64_t byte = uint64_t{s} * ops[k].esize;
-          p[k] = ops[k].base + (uint64_t{r} * ops[k].rep_stride + byte / 32 * ops[k].blk_stride) * 32 +
+          p[k] = ops[k].base +
+                 (uint64_t{r} * ops[k].rep_stride + byte / 32 * ops[k].blk_stride) * 32 +
                  byte % 32;
         }
         fn(p, stop - s);
