@@ -9,13 +9,19 @@
 #include "aicore/kernel/vector/engine.h"
 #include "aicore/sim/scheduler.h"
 
+int CmdProfile(int argc, char** argv);  // cmd_profile.cc
+int CmdCheck(int argc, char** argv);    // cmd_check.cc
+
 namespace {
 
 int Usage() {
   std::fprintf(stderr,
                "usage: aicore <command>\n"
                "  chips [NAME|FILE.json]   list chip presets, or print one description\n"
-               "  info                     host ISA, engine ISA, worker threads, default chip\n");
+               "  info                     host ISA, engine ISA, worker threads, default chip\n"
+               "  profile [--chip X] [--out DIR] PROGRAM [ARGS]  model every kernel PROGRAM runs\n"
+               "  check [--tool=T] PROGRAM [ARGS]  run PROGRAM under the sanitizer (T: memcheck,\n"
+               "                           racecheck, synccheck, initcheck, all)\n");
   return 2;
 }
 
@@ -42,6 +48,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   try {
     if (std::strcmp(argv[1], "chips") == 0) return Chips(argc, argv);
+    if (std::strcmp(argv[1], "profile") == 0) return CmdProfile(argc, argv);
+    if (std::strcmp(argv[1], "check") == 0) return CmdCheck(argc, argv);
     if (std::strcmp(argv[1], "info") == 0) {
       std::printf("host isa: %s\nengine isa: %s\nworker threads: %d\ndefault chip: %s\n",
                   aicore::IsaName(aicore::DetectedIsa()), aicore::kernel::engine::EngineIsa(),

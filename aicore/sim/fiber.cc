@@ -35,6 +35,7 @@ extern "C" {
 void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, size_t size);
 void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
                                      size_t* size_old);
+void __asan_unpoison_memory_region(void const volatile* addr, size_t size);
 }
 #endif
 #ifdef AICORE_TSAN
@@ -61,6 +62,10 @@ Fiber::Fiber(std::function<void()> fn, size_t stack_bytes) : fn_(std::move(fn)) 
   stack_ = AcquireMapping(map_bytes_, 1);
   mprotect(stack_, page, PROT_NONE);
   stack_base_ = static_cast<char*>(stack_) + page;
+#ifdef AICORE_ASAN
+  // A pooled stack may carry the shadow poison of its previous fiber's frames.
+  __asan_unpoison_memory_region(stack_base_, stack_bytes_);
+#endif
   getcontext(&context_);
   context_.uc_stack.ss_sp = stack_base_;
   context_.uc_stack.ss_size = stack_bytes_;

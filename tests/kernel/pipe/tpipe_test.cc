@@ -216,7 +216,7 @@ TEST(FlagTest, EventIdAllocation) {
     EXPECT_EQ(GetTPipePtr(), &pipe);
     pipe.ReleaseEventID<HardEvent::V_MTE3>(a);
     EXPECT_EQ(pipe.FetchEventID<HardEvent::V_MTE3>(), a);
-    for (int i = 0; i < 7; ++i) pipe.AllocEventID<HardEvent::V_MTE3>();
+    for (int i = 0; i < 8; ++i) pipe.AllocEventID<HardEvent::V_MTE3>();  // 1 in use + 8 > 8
   });
   EXPECT_THAT(st.message(), HasSubstr("all 8 event IDs of V_MTE3 are allocated"));
 }

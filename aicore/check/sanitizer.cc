@@ -1,0 +1,807 @@
+// The sanitizer observer.
+//
+// Algorithm:
+// - Per core, happens-before over the pipes with vector clocks. cnt[p] counts the memory
+//   instructions issued on pipe p, and an access is stamped (p, cnt[p]). vc[p][q] is the newest
+//   clock of pipe q known to have completed before pipe p's next instruction starts.
+// - SetFlag(src -> dst) snapshots vc[src] with its own entry set to cnt[src] (the flag is raised
+//   once every earlier src instruction finished); WaitFlag joins the snapshot into vc[dst], or
+//   into every pipe when dst is S (the scalar unit stalls, so nothing later is issued before).
+//   Queues are flags per buffer: EnQue/DeQue from the producer to the consumer pipe,
+//   FreeTensor/AllocTensor back. PipeBarrier<p> sets vc[p][p] = cnt[p]; PIPE_ALL and SyncAll set
+//   every vc[p][q] = cnt[q].
+// - An earlier access (q, c) happens before the current access on p when vc[p][q] >= c. On one
+//   pipe, S, V, M and FIX execute in order; the DMA pipes MTE1/MTE2/MTE3 need a PipeBarrier (or a
+//   flag round trip) between overlapping transfers, as the AscendC docs require.
+// - Shadow memory at 32-byte granularity (one UB DataBlock) for each local buffer and each GM page
+//   a core touches: the last write and, per pipe, the reads since, each with its clock, call site
+//   and a byte mask, so neighbouring transfers that share a granule are not confused.
+// - Across cores, a shared GM shadow keeps per granule the last writing block and up to two
+//   reading blocks with their SyncAll epoch: accesses of different blocks in the same epoch are
+//   concurrent (WAW: overlapping GM write, RAW/WAR: cross-core race). Atomic writes
+//   (SetAtomicAdd etc.) do not conflict with each other.
+// - initcheck keeps one "written" bit per local granule from block start; a read of a granule
+//   never written is reported. Writes mark whole granules (DataCopy moves whole 32-byte blocks).
+// - synccheck walks the flags and queue buffers still pending when a block ends normally.
+// - Identical findings (kind, both call sites, buffer) merge into one report with a count.
+#include "aicore/check/sanitizer.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "aicore/core/status.h"
+#include "aicore/runtime/gm.h"
+#include "aicore/sim/core.h"
+
+namespace aicore::check {
+
+namespace {
+
+using sim::Pipe;
+constexpr int kPipes = sim::kPipeCount;
+constexpr uint64_t kGranuleBytes = 32;  // shadow granularity: one 32-byte UB DataBlock
+constexpr uint64_t kPageBytes = 4096;   // GM shadow is allocated per touched 4 KiB page
+constexpr uint64_t kGranulesPerPage = kPageBytes / kGranuleBytes;
+constexpr int kShards = 64;             // locks over the shared GM shadow
+
+using Clock = uint32_t;
+using ClockVec = std::array<Clock, kPipes>;
+
+int Idx(Pipe p) { return static_cast<int>(p); }
+
+bool InOrderPipe(Pipe p) {
+  return p == Pipe::kS || p == Pipe::kV || p == Pipe::kM || p == Pipe::kFix;
+}
+
+// Returns the bits of granule g's 32 bytes that [lo, hi) covers.
+uint32_t MaskOf(uint64_t g, uint64_t lo, uint64_t hi) {
+  const uint64_t base = g * kGranuleBytes;
+  const uint64_t a = std::max(lo, base) - base;
+  const uint64_t b = std::min(hi, base + kGranuleBytes) - base;
+  const uint64_t width = b - a;
+  const uint32_t ones = width >= 32 ? ~0u : ((1u << width) - 1u);
+  return ones << a;
+}
+
+// Returns the first byte set in `mask`, and one past the last (mask != 0).
+uint64_t LowByte(uint32_t mask) { return static_cast<uint64_t>(std::countr_zero(mask)); }
+uint64_t HighByte(uint32_t mask) { return 32 - static_cast<uint64_t>(std::countl_zero(mask)); }
+
+void Join(ClockVec& into, const ClockVec& from) {
+  for (int i = 0; i < kPipes; ++i) into[i] = std::max(into[i], from[i]);
+}
+
+struct Access {
+  Clock clock = 0;  // 0: none
+  uint32_t site = 0;
+  uint32_t mask = 0;
+};
+
+struct Granule {
+  Access write;
+  uint8_t write_pipe = 0;
+  bool write_atomic = false;
+  std::array<Access, kPipes> reads{};
+};
+using GmPage = std::array<Granule, kGranulesPerPage>;
+
+struct BlockAccess {
+  int32_t core = -1;  // index of the block in the launch; -1: none
+  uint32_t epoch = 0; // SyncAll calls the block had passed
+  uint32_t site = 0;
+  uint32_t mask = 0;
+};
+struct SharedGranule {
+  BlockAccess write;
+  bool write_atomic = false;
+  std::array<BlockAccess, 2> reads{};
+};
+using SharedPage = std::array<SharedGranule, kGranulesPerPage>;
+
+struct SiteKey {
+  const char* api;
+  const char* file;
+  uint32_t line;
+  Pipe pipe;
+  bool operator==(const SiteKey&) const = default;
+};
+struct SiteKeyHash {
+  size_t operator()(const SiteKey& k) const {
+    return std::hash<const void*>()(k.api) * 31 ^ std::hash<const void*>()(k.file) * 7 ^
+           (size_t{k.line} << 8) ^ static_cast<size_t>(k.pipe);
+  }
+};
+
+// A queue buffer's edges and state (Note [Queue state machine] in kernel/pipe/tpipe.h).
+struct QueueSlot {
+  ClockVec enqueued{};
+  ClockVec freed{};
+  bool has_freed = false;
+  const char* state = "free";
+  uint32_t alloc_site = 0;
+  arch::Buffer buffer = arch::Buffer::kNone;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+struct PendingFlag {
+  ClockVec snapshot{};
+  uint32_t site = 0;
+  bool set = false;
+};
+
+// One finding of the current instruction, merged over granules before it becomes a report.
+struct Finding {
+  DefectKind kind;
+  uint32_t prev_site;
+  int32_t prev_core;
+  arch::Buffer buffer;
+  uint64_t lo;
+  uint64_t hi;
+  std::string detail;
+};
+
+struct CoreState {
+  sim::Core* core = nullptr;
+  int32_t index = 0;
+  uint32_t epoch = 0;
+  ClockVec cnt{};
+  std::array<ClockVec, kPipes> vc{};
+  std::unordered_map<uint32_t, PendingFlag> flags;  // key: (src * 8 + dst) * 64 + id
+  std::map<uint64_t, QueueSlot> slots;              // key: buffer << 48 | offset
+  std::array<std::vector<Granule>, arch::kBufferCount> local;
+  std::array<std::vector<uint8_t>, arch::kBufferCount> written;
+  std::unordered_map<uint64_t, std::unique_ptr<GmPage>> gm;
+  std::unordered_map<SiteKey, uint32_t, SiteKeyHash> site_cache;
+  std::vector<Finding> findings;
+};
+
+struct ReportKey {
+  DefectKind kind;
+  uint32_t site;
+  uint32_t prev_site;
+  arch::Buffer buffer;
+  auto operator<=>(const ReportKey&) const = default;
+};
+
+// The per-thread shortcut from a core to its state (a block runs on one worker thread).
+struct StateCache {
+  const void* owner = nullptr;
+  uint64_t launch = 0;
+  const sim::Core* core = nullptr;
+  CoreState* state = nullptr;
+};
+thread_local StateCache t_cache;
+
+}  // namespace
+
+class Sanitizer::Impl {
+ public:
+  explicit Impl(const SanitizerOptions& options) : options_(options) {}
+
+  // --- launch and block lifetime ---
+  void LaunchBegin(const char* kernel) {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++launch_;
+    kernel_ = kernel;
+    states_.clear();
+    core_names_.clear();
+    core_types_.clear();
+    cross_core_flags_ = false;
+    for (auto& s : shards_) s.pages.clear();
+  }
+
+  void LaunchEnd() {
+    std::lock_guard<std::mutex> lk(mu_);
+    states_.clear();
+    for (auto& s : shards_) s.pages.clear();
+  }
+
+  void BlockBegin(sim::Core& core) {
+    CoreState* st;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      st = NewStateLocked(core);
+    }
+    t_cache = {this, launch_, &core, st};
+  }
+
+  void BlockEnd(sim::Core& core) {
+    CoreState& cs = StateOf(core);
+    if (options_.tools & kSynccheck) LeftoverChecks(cs);
+    t_cache = {};
+    std::lock_guard<std::mutex> lk(mu_);
+    states_.erase(&core);
+  }
+
+  // --- the funnel ---
+  void Instr(sim::Core& core, const sim::Instr& in) {
+    CoreState& cs = StateOf(core);
+    switch (in.kind) {
+      case sim::InstrKind::kCompute:
+      case sim::InstrKind::kCopy:
+      case sim::InstrKind::kScalar:
+        MemoryAccess(cs, in);
+        break;
+      case sim::InstrKind::kSetFlag: SetFlag(cs, in); break;
+      case sim::InstrKind::kWaitFlag: WaitFlag(cs, in); break;
+      case sim::InstrKind::kBarrier: Barrier(cs, in.pipe); break;
+      case sim::InstrKind::kQueue: Queue(cs, in); break;
+      case sim::InstrKind::kSyncAll:
+        Barrier(cs, Pipe::kAll);
+        ++cs.epoch;
+        break;
+      case sim::InstrKind::kCrossCoreSet:
+      case sim::InstrKind::kCrossCoreWait:
+        // Cross-core flags order blocks pairwise, which SyncAll epochs cannot express; the
+        // cross-core GM check stands down for the rest of the launch rather than guess. Inside
+        // the core they order nothing the pipes' own flags do not.
+        cross_core_flags_.store(true, std::memory_order_relaxed);
+        break;
+    }
+  }
+
+  // --- reports ---
+  std::vector<Report> Reports() const {
+    std::lock_guard<std::mutex> lk(reports_mu_);
+    return reports_;
+  }
+  void Clear() {
+    std::lock_guard<std::mutex> lk(reports_mu_);
+    reports_.clear();
+    report_index_.clear();
+    printed_ = 0;
+  }
+  size_t PrintNew(std::FILE* out) {
+    std::lock_guard<std::mutex> lk(reports_mu_);
+    size_t n = 0;
+    for (; printed_ < reports_.size(); ++printed_, ++n) {
+      std::fprintf(out, "aicore check: %s\n", reports_[printed_].ToString().c_str());
+    }
+    std::fflush(out);
+    return n;
+  }
+  void AddLeak(size_t blocks, size_t baseline) {
+    Report r;
+    r.kind = DefectKind::kGmLeak;
+    r.count = blocks;
+    r.detail = StrCat(blocks, " GmAlloc block(s) are still live (", baseline + blocks,
+                      " live, ", baseline, " when the sanitizer started); call GmFree on each");
+    std::lock_guard<std::mutex> lk(reports_mu_);
+    reports_.push_back(std::move(r));
+  }
+
+ private:
+  CoreState& StateOf(sim::Core& core) {
+    if (t_cache.owner == this && t_cache.launch == launch_ && t_cache.core == &core) {
+      return *t_cache.state;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = states_.find(&core);
+    // A block with no OnBlockBegin (an observer attached mid-launch) starts fresh here.
+    CoreState* st = it != states_.end() ? it->second.get() : NewStateLocked(core);
+    t_cache = {this, launch_, &core, st};
+    return *st;
+  }
+
+  // Creates the state of a block starting on `core`. Call with mu_ held.
+  CoreState* NewStateLocked(sim::Core& core) {
+    auto st = std::make_unique<CoreState>();
+    st->core = &core;
+    st->index = static_cast<int32_t>(core_names_.size());
+    core_names_.push_back(core.Name());
+    core_types_.push_back(static_cast<uint8_t>(core.id().type));
+    CoreState* raw = st.get();
+    states_[&core] = std::move(st);
+    return raw;
+  }
+
+  uint32_t Intern(CoreState& cs, const char* api, const std::source_location& loc, Pipe pipe) {
+    const SiteKey key{api, loc.file_name(), loc.line(), pipe};
+    auto it = cs.site_cache.find(key);
+    if (it != cs.site_cache.end()) return it->second;
+    uint32_t id;
+    {
+      std::lock_guard<std::mutex> lk(sites_mu_);
+      auto git = site_ids_.find(key);
+      if (git == site_ids_.end()) {
+        sites_.push_back(key);
+        git = site_ids_.emplace(key, static_cast<uint32_t>(sites_.size())).first;
+      }
+      id = git->second;
+    }
+    cs.site_cache.emplace(key, id);
+    return id;
+  }
+
+  CallSite SiteOf(uint32_t id, const std::string& core) const {
+    CallSite s;
+    if (id == 0) return s;
+    std::lock_guard<std::mutex> lk(sites_mu_);
+    const SiteKey& k = sites_[id - 1];
+    s.api = k.api;
+    s.pipe = k.pipe;
+    s.file = k.file ? k.file : "";
+    s.line = k.line;
+    s.core = core;
+    return s;
+  }
+
+  std::string CoreName(int32_t index) {
+    std::lock_guard<std::mutex> lk(mu_);
+    return index >= 0 && index < static_cast<int32_t>(core_names_.size()) ? core_names_[index]
+                                                                           : "?";
+  }
+
+  void Emit(CoreState& cs, uint32_t site, const Finding& f) {
+    if (!(options_.tools & ToolOf(f.kind))) return;
+    const ReportKey key{f.kind, site, f.prev_site, f.buffer};
+    {
+      std::lock_guard<std::mutex> lk(reports_mu_);
+      auto it = report_index_.find(key);
+      if (it != report_index_.end()) {
+        ++reports_[it->second].count;
+        return;
+      }
+      if (reports_.size() >= options_.max_reports) return;
+    }
+    const std::string me = CoreName(cs.index);
+    Report r;
+    r.kind = f.kind;
+    r.kernel = kernel_;
+    r.site = SiteOf(site, me);
+    if (f.prev_site != 0) {
+      r.has_prev = true;
+      r.prev = SiteOf(f.prev_site, f.prev_core == cs.index ? me : CoreName(f.prev_core));
+    }
+    r.buffer = f.buffer;
+    r.begin = f.lo;
+    r.end = f.hi;
+    r.detail = f.detail;
+    std::lock_guard<std::mutex> lk(reports_mu_);
+    auto [it, fresh] = report_index_.emplace(key, reports_.size());
+    if (!fresh) {
+      ++reports_[it->second].count;
+      return;
+    }
+    reports_.push_back(std::move(r));
+  }
+
+  static void Note(CoreState& cs, DefectKind kind, uint32_t prev_site, int32_t prev_core,
+                   arch::Buffer b, uint64_t lo, uint64_t hi) {
+    for (Finding& f : cs.findings) {
+      if (f.kind == kind && f.prev_site == prev_site && f.buffer == b && f.prev_core == prev_core) {
+        f.lo = std::min(f.lo, lo);
+        f.hi = std::max(f.hi, hi);
+        return;
+      }
+    }
+    cs.findings.push_back({kind, prev_site, prev_core, b, lo, hi, {}});
+  }
+
+  bool Ordered(const CoreState& cs, Pipe q, Clock c, Pipe p) const {
+    if (q == p && InOrderPipe(p)) return true;
+    return cs.vc[Idx(p)][Idx(q)] >= c;
+  }
+
+  // Checks one granule (starting at byte `glo`) against the current access and records the
+  // access. Conflicts are reported over the bytes both accesses touch.
+  void CheckGranule(CoreState& cs, Granule& gr, bool write, bool atomic, Pipe p, Clock c,
+                    uint32_t site, uint32_t mask, arch::Buffer b, uint64_t glo) {
+    if (gr.write.clock != 0 && (gr.write.mask & mask) && !(write && atomic && gr.write_atomic)) {
+      const Pipe q = static_cast<Pipe>(gr.write_pipe);
+      if (!Ordered(cs, q, gr.write.clock, p)) {
+        Note(cs, write ? DefectKind::kRaceWaw : DefectKind::kRaceRaw, gr.write.site, cs.index, b,
+             glo + LowByte(gr.write.mask & mask), glo + HighByte(gr.write.mask & mask));
+      }
+    }
+    if (write) {
+      for (int q = 0; q < kPipes; ++q) {
+        Access& r = gr.reads[q];
+        if (r.clock == 0) continue;
+        if ((r.mask & mask) && !Ordered(cs, static_cast<Pipe>(q), r.clock, p)) {
+          Note(cs, DefectKind::kRaceWar, r.site, cs.index, b, glo + LowByte(r.mask & mask),
+               glo + HighByte(r.mask & mask));
+        }
+        r.mask &= ~mask;
+        if (r.mask == 0) r.clock = 0;
+      }
+      gr.write = {c, site, mask};
+      gr.write_pipe = static_cast<uint8_t>(Idx(p));
+      gr.write_atomic = atomic;
+    } else {
+      Access& r = gr.reads[Idx(p)];
+      r.mask = r.clock != 0 ? (r.mask | mask) : mask;
+      r.clock = c;
+      r.site = site;
+    }
+  }
+
+  bool Comparable(int32_t a, int32_t b) {
+    // AIC and AIV cores synchronise through cross-core flags, not SyncAll epochs.
+    std::lock_guard<std::mutex> lk(mu_);
+    return core_types_[a] == core_types_[b];
+  }
+
+  // Checks one granule (starting at byte `glo`) of the shared GM shadow against the current
+  // block's access and records it.
+  void CheckShared(CoreState& cs, SharedGranule& sg, bool write, bool atomic, uint32_t site,
+                   uint32_t mask, uint64_t glo) {
+    const int32_t self = cs.index;
+    const uint32_t e = cs.epoch;
+    BlockAccess& w = sg.write;
+    if (w.core >= 0 && w.core != self && w.epoch == e && (w.mask & mask) &&
+        Comparable(w.core, self)) {
+      const uint32_t both = w.mask & mask;
+      if (!write) {
+        Note(cs, DefectKind::kCrossCoreRace, w.site, w.core, arch::Buffer::kGm,
+             glo + LowByte(both), glo + HighByte(both));
+      } else if (!(atomic && sg.write_atomic)) {
+        Note(cs, DefectKind::kGmOverlap, w.site, w.core, arch::Buffer::kGm, glo + LowByte(both),
+             glo + HighByte(both));
+      }
+    }
+    if (write) {
+      for (BlockAccess& r : sg.reads) {
+        if (r.core >= 0 && r.core != self && r.epoch == e && (r.mask & mask) &&
+            Comparable(r.core, self)) {
+          Note(cs, DefectKind::kCrossCoreRace, r.site, r.core, arch::Buffer::kGm,
+               glo + LowByte(r.mask & mask), glo + HighByte(r.mask & mask));
+        }
+      }
+      if (w.core == self && w.epoch == e) {
+        w.mask |= mask;
+        w.site = site;
+      } else {
+        w = {self, e, site, mask};
+      }
+      sg.write_atomic = atomic;
+      return;
+    }
+    BlockAccess* slot = nullptr;
+    for (BlockAccess& r : sg.reads) {
+      if (r.core == self) slot = &r;
+    }
+    if (slot != nullptr && slot->epoch == e) {
+      slot->mask |= mask;
+      slot->site = site;
+      return;
+    }
+    if (slot == nullptr) {
+      for (BlockAccess& r : sg.reads) {
+        if (r.core < 0 || r.epoch != e) {
+          slot = &r;
+          break;
+        }
+      }
+    }
+    if (slot == nullptr) slot = &sg.reads[1];
+    *slot = {self, e, site, mask};
+  }
+
+  void TouchLocal(CoreState& cs, arch::Buffer b, uint64_t lo, uint64_t hi, bool write, Pipe p,
+                  Clock c, uint32_t site, bool imprecise) {
+    const uint64_t size = cs.core->LocalSize(b);
+    if (hi > size) {
+      Note(cs, DefectKind::kOutOfBounds, 0, cs.index, b, std::max(lo, size), hi);
+      hi = size;
+      if (lo >= hi) return;
+    }
+    const int bi = static_cast<int>(b);
+    const uint64_t g0 = lo / kGranuleBytes;
+    const uint64_t g1 = (hi - 1) / kGranuleBytes;
+    if (options_.tools & (kRacecheck)) {
+      auto& shadow = cs.local[bi];
+      if (shadow.empty()) shadow.resize((size + kGranuleBytes - 1) / kGranuleBytes);
+      for (uint64_t g = g0; g <= g1; ++g) {
+        CheckGranule(cs, shadow[g], write, false, p, c, site, MaskOf(g, lo, hi), b,
+                     g * kGranuleBytes);
+      }
+    }
+    if (options_.tools & kInitcheck) {
+      auto& written = cs.written[bi];
+      if (written.empty()) written.resize((size + kGranuleBytes - 1) / kGranuleBytes);
+      if (write) {
+        std::fill(written.begin() + g0, written.begin() + g1 + 1, 1);
+      } else if (!imprecise) {
+        for (uint64_t g = g0; g <= g1; ++g) {
+          if (!written[g]) {
+            Note(cs, DefectKind::kUninitRead, 0, cs.index, b, std::max(lo, g * kGranuleBytes),
+                 std::min(hi, (g + 1) * kGranuleBytes));
+          }
+        }
+      }
+    }
+  }
+
+  void TouchGm(CoreState& cs, uint64_t lo, uint64_t hi, bool write, bool atomic, Pipe p, Clock c,
+               uint32_t site) {
+    const bool race = options_.tools & kRacecheck;
+    const bool cross = (options_.tools & (kRacecheck | kMemcheck)) &&
+                       !cross_core_flags_.load(std::memory_order_relaxed);
+    for (uint64_t page = lo / kPageBytes; page <= (hi - 1) / kPageBytes; ++page) {
+      const uint64_t plo = std::max(lo, page * kPageBytes);
+      const uint64_t phi = std::min(hi, (page + 1) * kPageBytes);
+      const uint64_t g0 = plo / kGranuleBytes;
+      const uint64_t g1 = (phi - 1) / kGranuleBytes;
+      const uint64_t first = page * kGranulesPerPage;
+      if (race) {
+        auto& slot = cs.gm[page];
+        if (!slot) slot = std::make_unique<GmPage>();
+        for (uint64_t g = g0; g <= g1; ++g) {
+          CheckGranule(cs, (*slot)[g - first], write, atomic, p, c, site, MaskOf(g, plo, phi),
+                       arch::Buffer::kGm, g * kGranuleBytes);
+        }
+      }
+      if (cross) {
+        Shard& shard = shards_[page % kShards];
+        std::lock_guard<std::mutex> lk(shard.mu);
+        auto& slot = shard.pages[page];
+        if (!slot) slot = std::make_unique<SharedPage>();
+        for (uint64_t g = g0; g <= g1; ++g) {
+          CheckShared(cs, (*slot)[g - first], write, atomic, site, MaskOf(g, plo, phi),
+                      g * kGranuleBytes);
+        }
+      }
+    }
+  }
+
+  // Visits the byte ranges of one operand (strided when the record says so).
+  template <typename Fn>
+  static void ForEachRange(const sim::MemRef& m, const sim::Stride& s, Fn&& fn) {
+    if (m.buffer == arch::Buffer::kNone || m.bytes == 0) return;
+    if (s.blocks > 1 && s.block_bytes > 0 && s.stride_bytes != s.block_bytes) {
+      for (uint32_t i = 0; i < s.blocks; ++i) {
+        const uint64_t lo = m.offset + uint64_t{i} * s.stride_bytes;
+        fn(lo, lo + s.block_bytes);
+      }
+      return;
+    }
+    fn(m.offset, m.offset + m.bytes);
+  }
+
+  void Touch(CoreState& cs, const sim::MemRef& m, const sim::Stride& s, bool write, bool atomic,
+             Pipe p, Clock c, uint32_t site, bool imprecise, bool transfer) {
+    if (transfer && (options_.tools & kMemcheck) && m.buffer != arch::Buffer::kGm &&
+        m.buffer != arch::Buffer::kNone && m.bytes > 0) {
+      const uint64_t align = cs.core->chip().spec(m.buffer).align;
+      if (align > 1 && m.offset % align != 0) {
+        Note(cs, DefectKind::kMisaligned, 0, cs.index, m.buffer, m.offset, m.offset + m.bytes);
+      }
+    }
+    ForEachRange(m, s, [&](uint64_t lo, uint64_t hi) {
+      if (m.buffer == arch::Buffer::kGm) {
+        TouchGm(cs, lo, hi, write, atomic, p, c, site);
+      } else {
+        TouchLocal(cs, m.buffer, lo, hi, write, p, c, site, imprecise);
+      }
+    });
+  }
+
+  void MemoryAccess(CoreState& cs, const sim::Instr& in) {
+    if (in.pipe == Pipe::kAll) return;
+    const Pipe p = in.pipe;
+    const Clock c = ++cs.cnt[Idx(p)];
+    const uint32_t site = Intern(cs, in.api, in.loc, p);
+    // Level-0 vector records span whole tensors, not the mask- and stride-selected bytes (see
+    // docs/sanitizer.md), so their reads are not held against initcheck.
+    const bool imprecise = in.kind == sim::InstrKind::kCompute && in.repeat > 0;
+    const bool atomic = cs.core->atomic_mode != 0;
+    const bool transfer = in.kind == sim::InstrKind::kCopy;
+    cs.findings.clear();
+    for (int k = 0; k < in.src_count && k < 2; ++k) {
+      Touch(cs, in.src[k], in.src_stride[k], false, false, p, c, site, imprecise, transfer);
+    }
+    Touch(cs, in.dst, in.dst_stride, true, atomic, p, c, site, imprecise, transfer);
+    for (Finding& f : cs.findings) {
+      f.detail = Explain(cs, f, p);
+      Emit(cs, site, f);
+    }
+  }
+
+  std::string Explain(const CoreState& cs, const Finding& f, Pipe p) {
+    Pipe q = p;
+    if (f.prev_site != 0) {
+      std::lock_guard<std::mutex> lk(sites_mu_);
+      q = sites_[f.prev_site - 1].pipe;
+    }
+    const char* pn = sim::PipeName(p);
+    const char* qn = sim::PipeName(q);
+    switch (f.kind) {
+      case DefectKind::kRaceRaw:
+      case DefectKind::kRaceWar:
+      case DefectKind::kRaceWaw:
+        if (p == q) {
+          return StrCat("both run on ", pn,
+                        ", which does not order overlapping transfers: add PipeBarrier<PIPE_",
+                        pn, ">() between them");
+        }
+        return StrCat("no sync edge orders ", qn, " before ", pn, ": add SetFlag<HardEvent::",
+                      qn, "_", pn, ">/WaitFlag<HardEvent::", qn, "_", pn,
+                      "> (or pass the buffer through a TQue) between the two calls");
+      case DefectKind::kCrossCoreRace:
+        return "another block touches these GM bytes in the same SyncAll phase: add SyncAll() "
+               "between the write and the other block's access";
+      case DefectKind::kGmOverlap:
+        return "two blocks write the same GM bytes in the same SyncAll phase; the result depends "
+               "on which finishes last (partition the output, use SetAtomicAdd, or SyncAll)";
+      case DefectKind::kOutOfBounds:
+        return StrCat("the access ends past the core's ", arch::BufferName(f.buffer), " of ",
+                      f.hi, " B");
+      case DefectKind::kMisaligned:
+        return StrCat("a transfer's ", arch::BufferName(f.buffer), " operand must start on a ",
+                      "multiple of ", cs.core->chip().spec(f.buffer).align, " B; offset ", f.lo,
+                      " is not");
+      case DefectKind::kUninitRead:
+        return "these bytes were never written since the block started (on hardware they hold "
+               "whatever the previous kernel left)";
+      default:
+        return "";
+    }
+  }
+
+  static uint32_t FlagKey(const sim::Instr& in) {
+    const uint32_t id = static_cast<uint32_t>(std::clamp(in.event_id, 0, 63));
+    return (static_cast<uint32_t>(Idx(in.pipe)) * 8 + Idx(in.wait_pipe)) * 64 + id;
+  }
+
+  static ClockVec Snapshot(const CoreState& cs, Pipe p) {
+    ClockVec snap = cs.vc[Idx(p)];
+    snap[Idx(p)] = cs.cnt[Idx(p)];
+    return snap;
+  }
+
+  static void JoinInto(CoreState& cs, Pipe dst, const ClockVec& snap) {
+    if (dst == Pipe::kS || dst == Pipe::kAll) {
+      // The scalar unit issues every instruction, so a scalar wait orders all later ones.
+      for (auto& v : cs.vc) Join(v, snap);
+    } else {
+      Join(cs.vc[Idx(dst)], snap);
+    }
+  }
+
+  void SetFlag(CoreState& cs, const sim::Instr& in) {
+    PendingFlag& f = cs.flags[FlagKey(in)];
+    f.snapshot = Snapshot(cs, in.pipe);
+    f.site = Intern(cs, in.api, in.loc, in.pipe);
+    f.set = true;
+  }
+
+  void WaitFlag(CoreState& cs, const sim::Instr& in) {
+    auto it = cs.flags.find(FlagKey(in));
+    if (it == cs.flags.end() || !it->second.set) return;  // the kernel layer fails this call
+    JoinInto(cs, in.wait_pipe, it->second.snapshot);
+    it->second.set = false;
+  }
+
+  static void Barrier(CoreState& cs, Pipe p) {
+    if (p == Pipe::kAll) {
+      for (auto& v : cs.vc) Join(v, cs.cnt);
+    } else if (p != Pipe::kS) {
+      auto& own = cs.vc[Idx(p)][Idx(p)];
+      own = std::max(own, cs.cnt[Idx(p)]);
+    }
+  }
+
+  void Queue(CoreState& cs, const sim::Instr& in) {
+    const uint64_t key = (uint64_t{static_cast<uint8_t>(in.dst.buffer)} << 48) | in.dst.offset;
+    QueueSlot& q = cs.slots[key];
+    q.buffer = in.dst.buffer;
+    q.offset = in.dst.offset;
+    q.bytes = in.dst.bytes;
+    const std::string_view api = in.api;
+    if (api == "AllocTensor") {
+      // Waits on the producer pipe until the consumer's FreeTensor (write after read).
+      if (q.has_freed) JoinInto(cs, in.wait_pipe, q.freed);
+      q.state = "allocated";
+      q.alloc_site = Intern(cs, in.api, in.loc, in.wait_pipe);
+    } else if (api == "EnQue") {
+      q.enqueued = Snapshot(cs, in.pipe);
+      q.state = "enqueued";
+    } else if (api == "DeQue") {
+      JoinInto(cs, in.wait_pipe, q.enqueued);
+      q.state = "dequeued";
+    } else if (api == "FreeTensor") {
+      q.freed = Snapshot(cs, in.pipe);
+      q.has_freed = true;
+      q.state = "free";
+    }
+  }
+
+  void LeftoverChecks(CoreState& cs) {
+    std::vector<std::pair<uint32_t, Finding>> out;
+    for (const auto& [key, f] : cs.flags) {
+      if (!f.set) continue;
+      const uint32_t src = key / 64 / 8;
+      const uint32_t dst = key / 64 % 8;
+      Finding fd{DefectKind::kUnconsumedFlag, 0, cs.index, arch::Buffer::kNone, 0, 0, {}};
+      fd.detail = StrCat("flag ", sim::PipeName(static_cast<Pipe>(src)), "_",
+                         sim::PipeName(static_cast<Pipe>(dst)), " ID ", key % 64,
+                         " was set and never waited on before the block ended; the next kernel "
+                         "inherits it (add the matching WaitFlag)");
+      out.emplace_back(f.site, std::move(fd));
+    }
+    for (const auto& [key, q] : cs.slots) {
+      if (std::string_view(q.state) == "free") continue;
+      Finding fd{DefectKind::kQueueLeak, 0, cs.index, q.buffer, q.offset, q.offset + q.bytes, {}};
+      fd.detail = StrCat("the queue buffer is still ", q.state,
+                         " when the block ends (missing FreeTensor");
+      fd.detail += std::string_view(q.state) == "enqueued" ? " and DeQue)" : ")";
+      out.emplace_back(q.alloc_site, std::move(fd));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [site, f] : out) Emit(cs, site, f);
+  }
+
+  struct Shard {
+    std::mutex mu;
+    std::unordered_map<uint64_t, std::unique_ptr<SharedPage>> pages;
+  };
+
+  SanitizerOptions options_;
+  mutable std::mutex mu_;  // states_, core names, kernel name
+  uint64_t launch_ = 0;
+  std::string kernel_;
+  std::unordered_map<const sim::Core*, std::unique_ptr<CoreState>> states_;
+  std::vector<std::string> core_names_;
+  std::vector<uint8_t> core_types_;
+  std::atomic<bool> cross_core_flags_{false};
+  std::array<Shard, kShards> shards_;
+
+  mutable std::mutex sites_mu_;
+  std::vector<SiteKey> sites_;  // site id i is sites_[i - 1]; 0 means none
+  std::unordered_map<SiteKey, uint32_t, SiteKeyHash> site_ids_;
+
+  mutable std::mutex reports_mu_;
+  std::vector<Report> reports_;
+  std::map<ReportKey, size_t> report_index_;
+  size_t printed_ = 0;
+};
+
+Sanitizer::Sanitizer(SanitizerOptions options)
+    : options_(options), impl_(std::make_unique<Impl>(options)),
+      leak_baseline_(GmLiveBlocks()) {
+  sim::AttachObserver(this);
+}
+
+Sanitizer::~Sanitizer() { sim::DetachObserver(this); }
+
+std::vector<Report> Sanitizer::reports() const { return impl_->Reports(); }
+
+size_t Sanitizer::Count(DefectKind kind) const {
+  size_t n = 0;
+  for (const Report& r : impl_->Reports()) n += r.kind == kind;
+  return n;
+}
+
+void Sanitizer::Clear() { impl_->Clear(); }
+
+size_t Sanitizer::CheckLeaks() {
+  const size_t live = GmLiveBlocks();
+  if (live <= leak_baseline_ || !(options_.tools & kMemcheck)) return 0;
+  impl_->AddLeak(live - leak_baseline_, leak_baseline_);
+  return live - leak_baseline_;
+}
+
+size_t Sanitizer::PrintNew(std::FILE* out) { return impl_->PrintNew(out); }
+
+void Sanitizer::OnLaunchBegin(const char* kernel, uint32_t /*block_dim*/) {
+  impl_->LaunchBegin(kernel);
+}
+void Sanitizer::OnBlockBegin(sim::Core& core) { impl_->BlockBegin(core); }
+void Sanitizer::OnInstr(sim::Core& core, const sim::Instr& instr) { impl_->Instr(core, instr); }
+void Sanitizer::OnBlockEnd(sim::Core& core) { impl_->BlockEnd(core); }
+void Sanitizer::OnLaunchEnd(const char* /*kernel*/) {
+  impl_->LaunchEnd();
+  if (options_.stream != nullptr) impl_->PrintNew(options_.stream);
+}
+
+}  // namespace aicore::check

@@ -1,0 +1,84 @@
+// `aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM [ARGS]`: runs a host
+// program with AICORE_CHECK set, so every kernel it launches runs under the sanitizer (reports go
+// to the program's stderr), and exits 1 when the sanitizer found defects, with the program's own
+// status when it failed otherwise, and 0 when it ran clean.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "aicore/check/sanitizer.h"
+
+namespace {
+
+int CheckUsage() {
+  std::fprintf(stderr,
+               "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM "
+               "[ARGS...]\n"
+               "  runs PROGRAM with the sanitizer attached to every kernel launch (default: all "
+               "tools;\n  a comma-separated list selects several); exits 1 when defects are "
+               "found\n");
+  return 2;
+}
+
+}  // namespace
+
+int CmdCheck(int argc, char** argv) {
+  std::string tools = "all";
+  int i = 2;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    if (std::strncmp(argv[i], "--tool=", 7) == 0) {
+      tools = argv[i] + 7;
+    } else if (std::strcmp(argv[i], "--") == 0) {
+      ++i;
+      break;
+    } else {
+      std::fprintf(stderr, "aicore check: unknown option %s\n", argv[i]);
+      return CheckUsage();
+    }
+  }
+  if (i >= argc) return CheckUsage();
+  uint32_t mask = 0;
+  if (!aicore::check::ParseTools(tools, &mask)) {
+    std::fprintf(stderr, "aicore check: --tool=%s is not one of memcheck, racecheck, synccheck, "
+                 "initcheck, all\n", tools.c_str());
+    return 2;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("aicore check: fork");
+    return 2;
+  }
+  if (pid == 0) {
+    setenv("AICORE_CHECK", tools.c_str(), 1);
+    execvp(argv[i], argv + i);
+    std::fprintf(stderr, "aicore check: cannot run %s: %s\n", argv[i], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      std::perror("aicore check: waitpid");
+      return 2;
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    std::fprintf(stderr, "aicore check: %s was killed by signal %d\n", argv[i], WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  if (code == aicore::check::kDefectExitCode) {
+    std::fprintf(stderr, "aicore check: defects found in %s (tools: %s)\n", argv[i],
+                 tools.c_str());
+    return 1;
+  }
+  if (code != 0) {
+    std::fprintf(stderr, "aicore check: %s exited with status %d\n", argv[i], code);
+  }
+  return code;
+}
