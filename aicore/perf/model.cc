@@ -1,0 +1,518 @@
+// The timing model's replay.
+//
+// Note [Replay]
+// - Every core has an issue clock (the scalar unit) and one "free at" time per pipe. Each recorded
+//   instruction is issued in program order and advances the issue clock by
+//   scalar_cycles_per_instr (that is the S pipe's busy time).
+// - Work on pipe P (copies, vector/cube compute) starts at max(P free, issue time) and occupies P
+//   for its cost; the first MTE2/MTE3/V instruction of a core also pays that pipe's start-up.
+// - SetFlag, EnQue and FreeTensor complete on their pipe once it drains (max(P free, issue)) and
+//   stamp the flag / queue slot with that time. WaitFlag, DeQue and AllocTensor block their pipe
+//   until the stamp: P free = max(P free, issue, stamp). A wait on PIPE_S blocks the issue clock.
+// - PipeBarrier<P> is implicit for a single in-order pipe; PipeBarrier<PIPE_ALL> drains every pipe
+//   and the issue clock.
+// - SyncAll: a core arrives when it has drained; when every unfinished core has arrived or is
+//   blocked, all arrived cores resume at the latest arrival (+ sync_all_cycles).
+// - Cross-core flags are counters: a set appends its completion time to the flag's FIFO, a wait
+//   consumes the oldest one (blocking the core until some core has set it).
+// - Blocks beyond the chip's cores of their type run in waves: block j starts when block
+//   j - cores has finished, on the same physical core.
+// - GM traffic: every (core, pipe) pair that moves GM bytes in the launch is a stream; the streams
+//   share the HBM equally (hbm_gbps / clock / streams bytes per cycle each) and a GM copy runs at
+//   min(its pipe's bytes per cycle, that share). A static fair share: simple and deterministic,
+//   but it charges contention even while other streams are idle.
+#include "aicore/perf/model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+
+#include "aicore/core/status.h"
+
+namespace aicore::perf {
+
+namespace {
+
+using sim::Pipe;
+constexpr int kP = sim::kPipeCount;
+
+double Need(const arch::Chip& chip, const nlohmann::json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number()) {
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+         ": pipes.", key, " is missing or not a number; the timing model needs it (see "
+         "aicore/arch/presets/ascend910b1.json for the schema)");
+  }
+  return j.at(key).get<double>();
+}
+
+const char* DTypeKey(DType dt) {
+  switch (dt) {
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+    case DType::kF32: return "f32";
+    case DType::kI8: return "i8";
+    case DType::kU8: return "u8";
+    case DType::kI16: return "i16";
+    case DType::kI32: return "i32";
+    default: return "f16";
+  }
+}
+
+}  // namespace
+
+CostModel::CostModel(const arch::Chip& chip) {
+  const auto& p = chip.pipes;
+  if (chip.clock_mhz <= 0) {
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+         ": clock_mhz ", chip.clock_mhz, " must be positive for the timing model");
+  }
+  clock_hz_ = chip.clock_mhz * 1e6;
+  hbm_bytes_per_cycle_ = chip.hbm_gbps * 1e9 / clock_hz_;
+  launch_overhead_us_ = Need(chip, p, "launch_overhead_us");
+  scalar_cycles_ = Need(chip, p, "scalar_cycles_per_instr");
+  vector_bytes_per_cycle_ = Need(chip, p, "vector_bytes_per_cycle");
+  vector_head_ = Need(chip, p, "vector_head_cycles");
+  vector_default_b_ = Need(chip, p, "vector_default_b_cycles");
+  mte2_bw_ = Need(chip, p, "mte2_bytes_per_cycle");
+  mte2_head_ = Need(chip, p, "mte2_head_cycles");
+  mte2_startup_ = Need(chip, p, "mte2_startup_cycles");
+  mte3_bw_ = Need(chip, p, "mte3_bytes_per_cycle");
+  mte3_head_ = Need(chip, p, "mte3_head_cycles");
+  mte3_startup_ = Need(chip, p, "mte3_startup_cycles");
+  mte1_l0a_bw_ = Need(chip, p, "mte1_l0a_bytes_per_cycle");
+  mte1_l0b_bw_ = Need(chip, p, "mte1_l0b_bytes_per_cycle");
+  mte1_bt_bw_ = Need(chip, p, "mte1_l1_to_bt_bytes_per_cycle");
+  mte1_head_ = Need(chip, p, "mte1_head_cycles");
+  fix_bw_ = Need(chip, p, "fix_bytes_per_cycle");
+  fix_head_ = Need(chip, p, "fix_head_cycles");
+  cube_head_ = Need(chip, p, "cube_head_cycles");
+  flag_cycles_ = Need(chip, p, "flag_cycles");
+  sync_all_cycles_ = Need(chip, p, "sync_all_cycles");
+  for (double v : {mte2_bw_, mte3_bw_, mte1_l0a_bw_, mte1_l0b_bw_, mte1_bt_bw_, fix_bw_,
+                   vector_bytes_per_cycle_}) {
+    if (v <= 0) {
+      Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+           ": a bytes_per_cycle entry of pipes is ", v, "; bandwidths must be positive");
+    }
+  }
+  if (p.contains("cube_macs_per_cycle") && p["cube_macs_per_cycle"].is_object()) {
+    for (const auto& [k, v] : p["cube_macs_per_cycle"].items()) {
+      if (v.is_number()) cube_macs_[k] = v.get<double>();
+    }
+  }
+  if (p.contains("vector_costs") && p["vector_costs"].is_object()) {
+    for (const auto& [api, row] : p["vector_costs"].items()) {
+      if (!row.is_object()) continue;
+      VecRow vr;
+      auto pair = [&](const char* k, double* a, double* b) {
+        if (!row.contains(k) || !row[k].is_array() || row[k].size() != 2) {
+          Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+               ": pipes.vector_costs.", api, ".", k, " must be [a, b] (cycles = a*n + b)");
+        }
+        *a = row[k][0].get<double>();
+        *b = row[k][1].get<double>();
+      };
+      pair("f16", &vr.a16, &vr.b16);
+      pair("f32", &vr.a32, &vr.b32);
+      vector_rows_[api] = vr;
+    }
+  }
+}
+
+double CostModel::CubeMacsPerCycle(DType dt) const {
+  auto it = cube_macs_.find(DTypeKey(dt));
+  if (it == cube_macs_.end()) it = cube_macs_.find("f16");
+  return it == cube_macs_.end() || it->second <= 0 ? 4096.0 : it->second;
+}
+
+double CostModel::VectorCost(const char* api, DType dt, uint64_t elements,
+                             uint32_t repeat) const {
+  const VecRow* row = nullptr;
+  auto it = row_cache_.find(api);
+  if (it != row_cache_.end()) {
+    row = it->second;
+  } else {
+    auto r = vector_rows_.find(api);
+    row = r == vector_rows_.end() ? nullptr : &r->second;
+    row_cache_.emplace(api, row);
+  }
+  const double size = std::max<double>(1.0, static_cast<double>(DTypeSize(dt)));
+  double n = static_cast<double>(elements);
+  if (repeat > 0) n = std::max(n, repeat * (vector_bytes_per_cycle_ / size));
+  if (row == nullptr) return n * size / vector_bytes_per_cycle_ + vector_default_b_;
+  if (size <= 1) return row->a16 * 0.5 * n + row->b16;
+  if (size <= 2) return row->a16 * n + row->b16;
+  if (size <= 4) return row->a32 * n + row->b32;
+  return row->a32 * 2 * n + row->b32;
+}
+
+double CostModel::PipeBytesPerCycle(const Record& r) const {
+  switch (r.pipe) {
+    case Pipe::kMte2: return mte2_bw_;
+    case Pipe::kMte3: return mte3_bw_;
+    case Pipe::kFix: return fix_bw_;
+    case Pipe::kMte1:
+      return r.dst == arch::Buffer::kL0A ? mte1_l0a_bw_
+             : r.dst == arch::Buffer::kL0B ? mte1_l0b_bw_ : mte1_bt_bw_;
+    default: return vector_bytes_per_cycle_;
+  }
+}
+
+double CostModel::Cost(const Record& r, double gm_bytes_per_cycle) const {
+  const bool gm = r.dst == arch::Buffer::kGm || r.src == arch::Buffer::kGm;
+  const double bytes = static_cast<double>(r.bytes);
+  auto rate = [&](double pipe_bw) { return gm ? std::min(pipe_bw, gm_bytes_per_cycle) : pipe_bw; };
+  switch (r.pipe) {
+    case Pipe::kV:
+      if (r.op == Op::kCopy) return VectorCost("Copy", r.dtype, r.elements, r.repeat);
+      return VectorCost(r.api, r.dtype, r.elements, r.repeat);
+    case Pipe::kM:
+      return cube_head_ + static_cast<double>(r.flops) / (2.0 * CubeMacsPerCycle(r.dtype));
+    case Pipe::kMte2: return mte2_head_ + bytes / rate(mte2_bw_);
+    case Pipe::kMte3: return mte3_head_ + bytes / rate(mte3_bw_);
+    case Pipe::kMte1: return mte1_head_ + bytes / PipeBytesPerCycle(r);
+    case Pipe::kFix: return fix_head_ + bytes / rate(fix_bw_);
+    case Pipe::kS: return scalar_cycles_;
+    case Pipe::kAll: return 0;
+  }
+  return 0;
+}
+
+double CostModel::Startup(Pipe p) const {
+  switch (p) {
+    case Pipe::kV: return vector_head_;
+    case Pipe::kMte2: return mte2_startup_;
+    case Pipe::kMte3: return mte3_startup_;
+    default: return 0;
+  }
+}
+
+namespace {
+
+struct Stamp {
+  double t = 0;
+  int64_t rec = -1;
+};
+
+enum class State : uint8_t { kWaitPred, kRun, kAtSync, kBlocked, kDone };
+
+struct CoreState {
+  size_t pc = 0;
+  double issue = 0;
+  std::array<double, kP> pipe_free{};
+  std::array<bool, kP> started{};
+  std::unordered_map<uint64_t, Stamp> flags;     // (src, dst, id) -> last SetFlag
+  std::unordered_map<uint64_t, Stamp> queue[2];  // slot -> last EnQue / FreeTensor
+  State state = State::kRun;
+  double arrival = 0;
+  int pred = -1;  // the block that must finish before this one starts (waves)
+};
+
+struct CrossFifo {
+  std::deque<Stamp> sets;  // rec holds (core << 32) | record
+};
+
+class Replayer {
+ public:
+  Replayer(const LaunchRecord& l, const CostModel& m) : l_(l), m_(m) {}
+
+  Timeline Run() {
+    const size_t n = l_.cores.size();
+    tl_.cores.resize(n);
+    st_.resize(n);
+    CountStreams();
+    AssignWaves();
+    for (size_t c = 0; c < n; ++c) {
+      tl_.cores[c].start.assign(l_.cores[c]->records.size(), 0.0);
+      tl_.cores[c].end.assign(l_.cores[c]->records.size(), 0.0);
+      tl_.cores[c].issue.assign(l_.cores[c]->records.size(), 0.0);
+    }
+    tl_.issue_cycles = m_.scalar_cycles();
+    for (size_t c = 0; c < n; ++c) {
+      if (st_[c].state == State::kRun) Begin(c, 0);
+    }
+    for (;;) {
+      bool progress = false;
+      bool all_done = true;
+      for (size_t c = 0; c < n; ++c) {
+        CoreState& s = st_[c];
+        if (s.state == State::kWaitPred && st_[s.pred].state == State::kDone) {
+          Begin(c, tl_.cores[s.pred].finish);
+          progress = true;
+        }
+        if (s.state == State::kRun || s.state == State::kBlocked) {
+          const size_t pc = s.pc;
+          Step(c);
+          progress |= s.pc != pc || s.state == State::kDone;
+        }
+        all_done &= s.state == State::kDone;
+      }
+      if (all_done) break;
+      if (progress) continue;
+      if (!ReleaseSync() && !ForceCrossWait()) break;
+    }
+    for (size_t c = 0; c < n; ++c) tl_.body_cycles = std::max(tl_.body_cycles, tl_.cores[c].finish);
+    return std::move(tl_);
+  }
+
+ private:
+  void CountStreams() {
+    int streams = 0;
+    for (const auto& core : l_.cores) {
+      std::array<bool, kP> gm{};
+      for (const Record& r : core->records) {
+        if (r.op == Op::kCopy && (r.src == arch::Buffer::kGm || r.dst == arch::Buffer::kGm) &&
+            r.pipe != Pipe::kAll) {
+          gm[static_cast<int>(r.pipe)] = true;
+        }
+      }
+      for (bool b : gm) streams += b;
+    }
+    tl_.gm_streams = streams;
+    tl_.gm_share_bytes_per_cycle =
+        streams > 0 ? m_.hbm_bytes_per_cycle() / streams : m_.hbm_bytes_per_cycle();
+  }
+
+  int Capacity(sim::CoreType t) const {
+    const arch::Chip& chip = *l_.chip;
+    if (t == sim::CoreType::kAiv) return chip.split() ? chip.aiv_count : chip.aic_count;
+    return chip.aic_count;
+  }
+
+  void AssignWaves() {
+    std::array<std::vector<int>, 3> by_type;
+    for (size_t c = 0; c < l_.cores.size(); ++c) {
+      by_type[static_cast<int>(l_.cores[c]->id.type)].push_back(static_cast<int>(c));
+    }
+    for (int t = 0; t < 3; ++t) {
+      const int cap = std::max(1, Capacity(static_cast<sim::CoreType>(t)));
+      const auto& v = by_type[t];
+      for (size_t j = 0; j < v.size(); ++j) {
+        tl_.cores[v[j]].physical_core = static_cast<int>(j % cap);
+        if (j >= static_cast<size_t>(cap)) {
+          st_[v[j]].state = State::kWaitPred;
+          st_[v[j]].pred = v[j - cap];
+        }
+      }
+    }
+  }
+
+  void Begin(size_t c, double t) {
+    CoreState& s = st_[c];
+    s.state = State::kRun;
+    s.issue = t;
+    s.pipe_free.fill(t);
+    tl_.cores[c].begin = t;
+  }
+
+  double Drained(const CoreState& s) const {
+    double t = s.issue;
+    for (double f : s.pipe_free) t = std::max(t, f);
+    return t;
+  }
+
+  static uint64_t FlagKey(const Record& r, bool set) {
+    const int src = static_cast<int>(set ? r.pipe : r.partner);
+    const int dst = static_cast<int>(set ? r.partner : r.pipe);
+    return (r.key << 8) | static_cast<uint64_t>(src * 8 + dst);
+  }
+
+  // Executes records of core c until it ends, arrives at a SyncAll or blocks on a cross-core flag.
+  void Step(size_t c) {
+    CoreState& s = st_[c];
+    CoreTimeline& ct = tl_.cores[c];
+    const auto& recs = l_.cores[c]->records;
+    const double share = tl_.gm_share_bytes_per_cycle;
+    const double issue_cost = m_.scalar_cycles();
+    s.state = State::kRun;
+    while (s.pc < recs.size()) {
+      const Record& r = recs[s.pc];
+      const uint32_t i = static_cast<uint32_t>(s.pc);
+      const int p = static_cast<int>(r.pipe);
+      double& pf = s.pipe_free[p < kP ? p : 0];
+      const double issue = s.issue;
+      double start = issue, end = issue;
+      ct.issue[i] = issue;
+      switch (r.op) {
+        case Op::kCompute:
+        case Op::kCopy: {
+          if (r.pipe == Pipe::kS || r.pipe == Pipe::kAll) {
+            end = issue + m_.Cost(r, share);
+            s.issue = end;
+            ct.busy[0] += end - issue;
+            ++ct.count[0];
+            ++s.pc;
+            ct.start[i] = start;
+            ct.end[i] = end;
+            continue;
+          }
+          double cost = m_.Cost(r, share);
+          if (!s.started[p]) {
+            s.started[p] = true;
+            cost += m_.Startup(r.pipe);
+          }
+          start = std::max(pf, issue);
+          end = start + cost;
+          pf = end;
+          ct.busy[p] += cost;
+          ++ct.count[p];
+          if (r.dst == arch::Buffer::kGm) ct.gm_write += r.bytes;
+          if (r.src == arch::Buffer::kGm) ct.gm_read += r.bytes;
+          ct.flops += r.flops;
+          break;
+        }
+        case Op::kScalar:
+          // Runs in place on the scalar unit: its issue cycle below is its cost.
+          end = issue + issue_cost;
+          ++ct.count[0];
+          break;
+        case Op::kSetFlag:
+        case Op::kQueueSet: {
+          start = r.pipe == Pipe::kS ? issue : std::max(pf, issue);
+          end = start + m_.flag_cycles();
+          if (r.pipe != Pipe::kS) pf = end;
+          Stamp& st = r.op == Op::kSetFlag ? s.flags[FlagKey(r, true)]
+                                           : s.queue[r.channel][r.key];
+          st = {end, i};
+          break;
+        }
+        case Op::kWaitFlag:
+        case Op::kQueueWait: {
+          const Stamp* st = nullptr;
+          if (r.op == Op::kWaitFlag) {
+            auto it = s.flags.find(FlagKey(r, false));
+            if (it != s.flags.end()) st = &it->second;
+          } else {
+            auto it = s.queue[r.channel].find(r.key);
+            if (it != s.queue[r.channel].end()) st = &it->second;
+          }
+          start = r.pipe == Pipe::kS ? issue : std::max(pf, issue);
+          end = std::max(start, st ? st->t : 0.0);
+          if (r.pipe == Pipe::kS) {
+            s.issue = end;
+          } else {
+            pf = end;
+          }
+          if (st && st->rec >= 0) {
+            tl_.edges.push_back({r.op == Op::kWaitFlag ? Edge::kFlag : Edge::kQueue,
+                                 static_cast<uint32_t>(c), static_cast<uint32_t>(st->rec),
+                                 static_cast<uint32_t>(c), i});
+          }
+          break;
+        }
+        case Op::kBarrier:
+          if (r.pipe == Pipe::kAll) {
+            end = Drained(s);
+            s.pipe_free.fill(end);
+            s.issue = end;
+          } else {
+            start = std::max(pf, issue);
+            end = start;
+            pf = end;
+          }
+          break;
+        case Op::kSyncAll:
+          s.arrival = Drained(s);
+          ct.start[i] = s.arrival;
+          s.state = State::kAtSync;
+          return;  // ReleaseSync finishes this record
+        case Op::kCrossSet: {
+          start = r.pipe == Pipe::kS || r.pipe == Pipe::kAll ? issue : std::max(pf, issue);
+          end = start;
+          if (r.pipe != Pipe::kS && r.pipe != Pipe::kAll) pf = end;
+          cross_[r.key].sets.push_back({end, static_cast<int64_t>((uint64_t{c} << 32) | i)});
+          break;
+        }
+        case Op::kCrossWait: {
+          auto& fifo = cross_[r.key].sets;
+          if (fifo.empty()) {
+            s.state = State::kBlocked;
+            return;
+          }
+          const Stamp set = fifo.front();
+          fifo.pop_front();
+          const bool scalar = r.pipe == Pipe::kS || r.pipe == Pipe::kAll;
+          start = scalar ? issue : std::max(pf, issue);
+          end = std::max(start, set.t);
+          if (scalar) s.issue = end; else pf = end;
+          if (set.rec >= 0) {
+            tl_.edges.push_back({Edge::kCross, static_cast<uint32_t>(set.rec >> 32),
+                                 static_cast<uint32_t>(set.rec & 0xffffffff),
+                                 static_cast<uint32_t>(c), i});
+          }
+          break;
+        }
+      }
+      ct.start[i] = start;
+      ct.end[i] = end;
+      s.issue += issue_cost;
+      ct.busy[0] += issue_cost;
+      ++s.pc;
+    }
+    s.state = State::kDone;
+    ct.finish = Drained(s);
+  }
+
+  bool ReleaseSync() {
+    double release = -1;
+    for (const CoreState& s : st_) {
+      if (s.state == State::kAtSync) release = std::max(release, s.arrival);
+    }
+    if (release < 0) return false;
+    release += m_.sync_all_cycles();
+    int64_t last = -1;
+    for (size_t c = 0; c < st_.size(); ++c) {
+      if (st_[c].state == State::kAtSync && st_[c].arrival + m_.sync_all_cycles() == release) {
+        last = static_cast<int64_t>(c);
+      }
+    }
+    for (size_t c = 0; c < st_.size(); ++c) {
+      CoreState& s = st_[c];
+      if (s.state != State::kAtSync) continue;
+      const uint32_t i = static_cast<uint32_t>(s.pc);
+      tl_.cores[c].end[i] = release;
+      if (last >= 0 && static_cast<size_t>(last) != c) {
+        tl_.edges.push_back({Edge::kSyncAll, static_cast<uint32_t>(last),
+                             static_cast<uint32_t>(st_[last].pc), static_cast<uint32_t>(c), i});
+      }
+      s.pipe_free.fill(release);
+      s.issue = release + m_.scalar_cycles();
+      tl_.cores[c].busy[0] += m_.scalar_cycles();
+      ++s.pc;
+      s.state = State::kRun;
+    }
+    return true;
+  }
+
+  // Every unfinished core waits on a cross-core flag no core will set: the functional run would
+  // have reported a deadlock, so the records are incomplete. Let the earliest waiter pass.
+  bool ForceCrossWait() {
+    int best = -1;
+    for (size_t c = 0; c < st_.size(); ++c) {
+      if (st_[c].state == State::kBlocked && (best < 0 || st_[c].issue < st_[best].issue)) {
+        best = static_cast<int>(c);
+      }
+    }
+    if (best < 0) return false;
+    const Record& r = l_.cores[best]->records[st_[best].pc];
+    cross_[r.key].sets.push_back({st_[best].issue, -1});
+    tl_.notes.push_back(StrCat(l_.cores[best]->name, ": ", r.api, " at ", r.file, ":", r.line,
+                               " waits on a cross-core flag no core set; the model let it pass"));
+    st_[best].state = State::kRun;
+    return true;
+  }
+
+  const LaunchRecord& l_;
+  const CostModel& m_;
+  Timeline tl_;
+  std::vector<CoreState> st_;
+  std::unordered_map<uint64_t, CrossFifo> cross_;
+};
+
+}  // namespace
+
+Timeline Replay(const LaunchRecord& launch, const CostModel& model) {
+  return Replayer(launch, model).Run();
+}
+
+}  // namespace aicore::perf

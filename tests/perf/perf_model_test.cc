@@ -1,0 +1,347 @@
+// The timing model against hand-computed timelines: one tile through copy-in / Add / copy-out,
+// single vs double buffering, explicit flags and barriers, two cores sharing the HBM, blocks in
+// waves, SyncAll; then the invariants over many configurations. Every expected time is built
+// from the preset's constants here, following the rules of Note [Replay].
+#include "aicore/perf/model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tests/perf/perf_test_kernels.h"
+
+namespace perf_test {
+namespace {
+
+using aicore::perf::LaunchResult;
+using aicore::perf::Op;
+using aicore::sim::Pipe;
+using ::testing::HasSubstr;
+
+constexpr double kEps = 1e-6;
+
+// The constants of the default chip, named as in the preset.
+struct K {
+  explicit K(const aicore::arch::Chip& c, int gm_streams) : chip(c) {
+    s = Pipes(c, "scalar_cycles_per_instr");
+    const double hbm = c.hbm_gbps * 1e9 / (c.clock_mhz * 1e6) / gm_streams;
+    rate2 = std::min(Pipes(c, "mte2_bytes_per_cycle"), hbm);
+    rate3 = std::min(Pipes(c, "mte3_bytes_per_cycle"), hbm);
+    h2 = Pipes(c, "mte2_head_cycles");
+    h3 = Pipes(c, "mte3_head_cycles");
+    st2 = Pipes(c, "mte2_startup_cycles");
+    st3 = Pipes(c, "mte3_startup_cycles");
+    vhead = Pipes(c, "vector_head_cycles");
+    add_a = c.pipes["vector_costs"]["Add"]["f16"][0].get<double>();
+    add_b = c.pipes["vector_costs"]["Add"]["f16"][1].get<double>();
+  }
+  double In(double bytes) const { return h2 + bytes / rate2; }
+  double Out(double bytes) const { return h3 + bytes / rate3; }
+  double Add(double n) const { return add_a * n + add_b; }
+  const aicore::arch::Chip& chip;
+  double s, rate2, rate3, h2, h3, st2, st3, vhead, add_a, add_b;
+};
+
+std::vector<std::string> Apis(const LaunchResult& r, size_t core = 0) {
+  std::vector<std::string> v;
+  for (const auto& rec : r.record->cores[core]->records) v.push_back(rec.api);
+  return v;
+}
+
+// Index of the n-th record (0-based) of `api` on `pipe`.
+size_t Find(const LaunchResult& r, const char* api, Pipe pipe, int nth = 0, size_t core = 0) {
+  const auto& recs = r.record->cores[core]->records;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (std::string(recs[i].api) == api && recs[i].pipe == pipe && nth-- == 0) return i;
+  }
+  ADD_FAILURE() << "no " << api << " #" << nth << " on " << aicore::sim::PipeName(pipe);
+  return 0;
+}
+
+TEST(PerfModelTest, OneTileTimelineMatchesHandComputation) {
+  const auto& chip = aicore::arch::DefaultChip();
+  constexpr int kTile = 2048;  // halves: 4 KiB
+  const LaunchResult r = ProfileAdd<1>(1, 1, kTile);
+  const K k(chip, 2);  // one core: MTE2 and MTE3 move GM bytes
+  ASSERT_THAT(Apis(r), ::testing::ElementsAre("AllocTensor", "DataCopy", "EnQue", "DeQue",
+                                              "AllocTensor", "Add", "EnQue", "FreeTensor",
+                                              "DeQue", "DataCopy", "FreeTensor"));
+  const double bytes = kTile * 2.0;
+  // Record k issues at k * s. Copy-in starts at its issue time s.
+  const double e1 = k.s + k.st2 + k.In(bytes);
+  const double e2 = e1 + k.vhead + k.Add(kTile);  // DeQue releases V at e1
+  const double e3 = e2 + k.st3 + k.Out(bytes);    // DeQue on MTE3 releases at e2
+  const auto& tl = r.timeline.cores[0];
+  EXPECT_NEAR(tl.start[1], k.s, kEps);
+  EXPECT_NEAR(tl.end[1], e1, kEps);
+  EXPECT_NEAR(tl.start[5], e1, kEps);
+  EXPECT_NEAR(tl.end[5], e2, kEps);
+  EXPECT_NEAR(tl.start[9], e2, kEps);
+  EXPECT_NEAR(tl.end[9], e3, kEps);
+  EXPECT_NEAR(tl.finish, e3, kEps);
+  EXPECT_NEAR(r.timeline.body_cycles, e3, kEps);
+  EXPECT_NEAR(r.body_us, e3 / chip.clock_mhz, kEps);
+  EXPECT_NEAR(r.kernel_us, e3 / chip.clock_mhz + Pipes(chip, "launch_overhead_us"), kEps);
+  EXPECT_NEAR(tl.busy[static_cast<int>(Pipe::kMte2)], k.st2 + k.In(bytes), kEps);
+  EXPECT_NEAR(tl.busy[static_cast<int>(Pipe::kV)], k.vhead + k.Add(kTile), kEps);
+  EXPECT_NEAR(tl.busy[static_cast<int>(Pipe::kMte3)], k.st3 + k.Out(bytes), kEps);
+  EXPECT_NEAR(tl.busy[static_cast<int>(Pipe::kS)], 11 * k.s, kEps);
+  EXPECT_EQ(r.gm_read_bytes, bytes);
+  EXPECT_EQ(r.gm_write_bytes, bytes);
+  EXPECT_EQ(r.flops, static_cast<uint64_t>(kTile));
+  EXPECT_NEAR(r.Metric("aiv_mte2_ratio"), (k.st2 + k.In(bytes)) / e3, 1e-9);
+  EXPECT_NEAR(r.Metric("aiv_vec_ratio"), (k.vhead + k.Add(kTile)) / e3, 1e-9);
+  // Queue edges: EnQue(2) -> DeQue(3), EnQue(6) -> DeQue(8).
+  int queue_edges = 0;
+  for (const auto& e : r.timeline.edges) {
+    if (e.kind == aicore::perf::Edge::kQueue) ++queue_edges;
+  }
+  EXPECT_EQ(queue_edges, 2);
+}
+
+TEST(PerfModelTest, SingleAndDoubleBufferTwoTilesMatchHandComputation) {
+  const auto& chip = aicore::arch::DefaultChip();
+  constexpr int kTile = 4096;  // 8 KiB tiles
+  const K k(chip, 2);
+  const double bytes = kTile * 2.0;
+  // Tile 1 as in the one-tile case.
+  const double e1 = k.s + k.st2 + k.In(bytes);
+  const double e2 = e1 + k.vhead + k.Add(kTile);
+  const double e3 = e2 + k.st3 + k.Out(bytes);
+  {
+    // Single buffer: tile 2's AllocTensor(x) waits for FreeTensor(x) of tile 1 (at e2 on V),
+    // its AllocTensor(z) on V waits for FreeTensor(z) of tile 1 (at e3 on MTE3).
+    const double f1 = e2 + k.In(bytes);
+    const double g = std::max(f1, e3);
+    const double f2 = g + k.Add(kTile);
+    const double f3 = f2 + k.Out(bytes);
+    const LaunchResult r = ProfileAdd<1>(1, 2, kTile);
+    const auto& tl = r.timeline.cores[0];
+    const size_t in2 = Find(r, "DataCopy", Pipe::kMte2, 1), add2 = Find(r, "Add", Pipe::kV, 1);
+    const size_t out2 = Find(r, "DataCopy", Pipe::kMte3, 1);
+    EXPECT_NEAR(tl.start[in2], e2, kEps);
+    EXPECT_NEAR(tl.end[in2], f1, kEps);
+    EXPECT_NEAR(tl.start[add2], g, kEps);
+    EXPECT_NEAR(tl.end[out2], f3, kEps);
+    EXPECT_NEAR(r.timeline.body_cycles, f3, kEps);
+    EXPECT_NEAR(r.cores[0].mte2_v_overlap_us, 0.0, kEps);
+    EXPECT_THAT(r.advice, ::testing::Contains(HasSubstr("MTE2 and V never overlap")));
+  }
+  {
+    // Double buffer: tile 2 uses the second buffers, so nothing waits for tile 1's frees.
+    const double f1 = e1 + k.In(bytes);
+    const double g = std::max(e2, f1);
+    const double f2 = g + k.Add(kTile);
+    const double f3 = std::max(e3, f2) + k.Out(bytes);
+    const LaunchResult r = ProfileAdd<2>(1, 2, kTile);
+    const auto& tl = r.timeline.cores[0];
+    const size_t in2 = Find(r, "DataCopy", Pipe::kMte2, 1), add2 = Find(r, "Add", Pipe::kV, 1);
+    EXPECT_NEAR(tl.start[in2], e1, kEps);
+    EXPECT_NEAR(tl.end[in2], f1, kEps);
+    EXPECT_NEAR(tl.start[add2], g, kEps);
+    EXPECT_NEAR(r.timeline.body_cycles, f3, kEps);
+    EXPECT_GT(r.cores[0].mte2_v_overlap_us, 0.0);
+    EXPECT_THAT(r.advice, ::testing::Not(::testing::Contains(HasSubstr("never overlap"))));
+  }
+}
+
+TEST(PerfModelTest, DoubleBufferingIsFasterOnManyTiles) {
+  const LaunchResult single = ProfileAdd<1>(1, 16, 2048);
+  const LaunchResult dbl = ProfileAdd<2>(1, 16, 2048);
+  EXPECT_LT(dbl.body_us, single.body_us);
+  EXPECT_GT(dbl.triangle.pipe_overlap, single.triangle.pipe_overlap);
+}
+
+TEST(PerfModelTest, FlagsAndBarriersAreDependencies) {
+  const auto& chip = aicore::arch::DefaultChip();
+  constexpr int kN = 1024;
+  std::vector<half> x(kN, half(1.0f)), z(kN);
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  half* pz = z.data();
+  auto st = aicore::RunKernel("flags", 1, {}, [=] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf_x, buf_z;
+    pipe.InitBuffer(buf_x, kN * sizeof(half));
+    pipe.InitBuffer(buf_z, kN * sizeof(half));
+    GlobalTensor<half> gm_x, gm_z;
+    gm_x.SetGlobalBuffer(px, kN);
+    gm_z.SetGlobalBuffer(pz, kN);
+    LocalTensor<half> ub_x = buf_x.Get<half>(), ub_z = buf_z.Get<half>();
+    DataCopy(ub_x, gm_x, kN);                        // 0
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);           // 1
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);          // 2
+    Add(ub_z, ub_x, ub_x, kN);                       // 3
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID1);           // 4
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID1);          // 5
+    DataCopy(gm_z, ub_z, kN);                        // 6
+    PipeBarrier<PIPE_ALL>();                         // 7
+    Add(ub_z, ub_x, ub_x, kN);                       // 8
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  const K k(chip, 2);
+  const double bytes = kN * 2.0;
+  const double e1 = k.st2 + k.In(bytes);           // issued at 0
+  const double e2 = e1 + k.vhead + k.Add(kN);      // WaitFlag (issued at 2s) releases V at e1
+  const double e3 = e2 + k.st3 + k.Out(bytes);
+  const double e4 = e3 + k.s + k.Add(kN);          // the barrier holds the issue clock until e3
+  const auto& tl = r.timeline.cores[0];
+  EXPECT_NEAR(tl.end[0], e1, kEps);
+  EXPECT_NEAR(tl.end[1], e1, kEps);  // SetFlag completes when MTE2 drains
+  EXPECT_NEAR(tl.start[2], 2 * k.s, kEps);
+  EXPECT_NEAR(tl.end[2], e1, kEps);  // WaitFlag stalls V until then
+  EXPECT_NEAR(tl.start[3], e1, kEps);
+  EXPECT_NEAR(tl.end[3], e2, kEps);
+  EXPECT_NEAR(tl.end[6], e3, kEps);
+  EXPECT_NEAR(tl.end[7], e3, kEps);
+  EXPECT_NEAR(tl.start[8], e3 + k.s, kEps);
+  EXPECT_NEAR(tl.end[8], e4, kEps);
+  int flag_edges = 0;
+  for (const auto& e : r.timeline.edges) {
+    if (e.kind == aicore::perf::Edge::kFlag) {
+      ++flag_edges;
+      EXPECT_TRUE((e.from == 1 && e.to == 2) || (e.from == 4 && e.to == 5)) << e.from << e.to;
+    }
+  }
+  EXPECT_EQ(flag_edges, 2);
+}
+
+TEST(PerfModelTest, CoresShareTheHbm) {
+  const auto& base = aicore::arch::DefaultChip();
+  // An HBM of exactly 32 B per cycle, an MTE pipe's rate: with 2 GM streams per core (MTE2 and
+  // MTE3), each stream's fair share is 32 / (2 * cores) B per cycle, below the pipe's 32.
+  const aicore::arch::Chip chip = WithHbm(base, 32 * base.clock_mhz * 1e6 / 1e9);
+  constexpr int kTile = 2048;
+  const double bytes = kTile * 2.0;
+  for (int cores : {1, 2, 4}) {
+    SCOPED_TRACE(cores);
+    const K k(chip, 2 * cores);
+    EXPECT_NEAR(k.rate2, 16.0 / cores, 1e-9);
+    const LaunchResult r = ProfileAdd<1>(cores, 1, kTile, &chip);
+    EXPECT_EQ(r.timeline.gm_streams, 2 * cores);
+    EXPECT_NEAR(r.timeline.gm_share_bytes_per_cycle, 16.0 / cores, 1e-9);
+    const double e1 = k.s + k.st2 + k.In(bytes);
+    const double e2 = e1 + k.vhead + k.Add(kTile);
+    const double e3 = e2 + k.st3 + k.Out(bytes);
+    ASSERT_EQ(r.cores.size(), static_cast<size_t>(cores));
+    for (int c = 0; c < cores; ++c) EXPECT_NEAR(r.timeline.cores[c].finish, e3, 1e-6) << c;
+    EXPECT_NEAR(r.timeline.body_cycles, e3, 1e-6);
+  }
+}
+
+TEST(PerfModelTest, ShareAboveThePipeRateDoesNotSlowCopies) {
+  // 8 cores: 16 streams share 1600 GB/s, about 54 B per cycle each, above the 32 of MTE2/MTE3,
+  // so every copy runs at its pipe's rate.
+  const LaunchResult r = ProfileAdd<2>(8, 4, 1024);
+  EXPECT_EQ(r.timeline.gm_streams, 16);
+  EXPECT_GT(r.timeline.gm_share_bytes_per_cycle, 32.0);
+  const double one = ProfileAdd<2>(1, 4, 1024).timeline.body_cycles;
+  for (const auto& core : r.timeline.cores) EXPECT_NEAR(core.finish, one, 1e-6);
+}
+
+TEST(PerfModelTest, BlocksBeyondTheCoresRunInWaves) {
+  const aicore::arch::Chip chip = WithHbm(aicore::arch::DefaultChip(), 1600, /*aiv_count=*/2);
+  const LaunchResult r = ProfileAdd<2>(3, 2, 1024, &chip);
+  ASSERT_EQ(r.cores.size(), 3u);
+  const auto& tl = r.timeline.cores;
+  EXPECT_EQ(tl[2].physical_core, 0);
+  EXPECT_NEAR(tl[2].begin, tl[0].finish, kEps);
+  EXPECT_NEAR(tl[2].finish - tl[2].begin, tl[0].finish - tl[0].begin, 1e-3);
+  EXPECT_THAT(r.advice, ::testing::Contains(HasSubstr("waves")));
+}
+
+TEST(PerfModelTest, SyncAllWaitsForTheLastCore) {
+  constexpr int kN = 4096;
+  std::vector<half> x(2 * kN, half(1.0f));
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  auto st = aicore::RunKernel("sync", 2, {}, [=] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kN * sizeof(half));
+    GlobalTensor<half> gm;
+    gm.SetGlobalBuffer(px + GetBlockIdx() * kN, kN);
+    LocalTensor<half> ub = buf.Get<half>();
+    if (GetBlockIdx() == 0) DataCopy(ub, gm, kN);  // only core 0 works before the barrier
+    SyncAll();
+    Duplicate(ub, half(2.0f), 64);
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  ASSERT_EQ(r.cores.size(), 2u);
+  const auto& c0 = r.timeline.cores[0];
+  const auto& c1 = r.timeline.cores[1];
+  const size_t sync0 = Find(r, "SyncAll", Pipe::kAll, 0, 0);
+  const size_t sync1 = Find(r, "SyncAll", Pipe::kAll, 0, 1);
+  const double release = c0.end[0];  // core 0's copy is the last thing to finish
+  EXPECT_NEAR(c0.end[sync0], release, kEps);
+  EXPECT_NEAR(c1.end[sync1], release, kEps);
+  EXPECT_GE(c1.start[sync1 + 1], release);
+  EXPECT_GE(c0.start[sync0 + 1], release);
+}
+
+TEST(PerfModelTest, MissingCostConstantIsReportedByName) {
+  nlohmann::json j = aicore::arch::DefaultChip().raw;
+  j["pipes"].erase("mte2_head_cycles");
+  const aicore::arch::Chip chip = aicore::arch::ParseChip(j.dump(), "broken");
+  try {
+    aicore::perf::CostModel m(chip);
+    FAIL() << "no error";
+  } catch (const aicore::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("pipes.mte2_head_cycles"));
+  }
+  j = aicore::arch::DefaultChip().raw;
+  j["pipes"]["vector_costs"]["Add"]["f16"] = {1.0};
+  try {
+    aicore::perf::CostModel m(aicore::arch::ParseChip(j.dump(), "broken"));
+    FAIL() << "no error";
+  } catch (const aicore::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("vector_costs.Add.f16 must be [a, b]"));
+  }
+}
+
+// Invariants over many shapes: no pipe runs two things at once, waits end after what they wait
+// for, and the modeled time covers every pipe's busy time.
+TEST(PerfModelTest, InvariantsHoldOverManyConfigurations) {
+  struct Cfg { int blocks, tiles, tile, buffers; };
+  for (const Cfg& c : {Cfg{1, 1, 16, 1}, Cfg{1, 7, 256, 2}, Cfg{3, 5, 1024, 1},
+                       Cfg{8, 16, 512, 2}, Cfg{5, 3, 4096, 2}, Cfg{2, 9, 48, 1}}) {
+    const LaunchResult r = c.buffers == 1 ? ProfileAdd<1>(c.blocks, c.tiles, c.tile)
+                                          : ProfileAdd<2>(c.blocks, c.tiles, c.tile);
+    SCOPED_TRACE(::testing::Message() << c.blocks << "x" << c.tiles << "x" << c.tile << " b"
+                                      << c.buffers);
+    ASSERT_EQ(r.cores.size(), static_cast<size_t>(c.blocks));
+    for (size_t core = 0; core < r.cores.size(); ++core) {
+      const auto& recs = r.record->cores[core]->records;
+      const auto& tl = r.timeline.cores[core];
+      ASSERT_EQ(tl.start.size(), recs.size());
+      for (int p = 1; p < aicore::sim::kPipeCount; ++p) {  // S runs the issue clock
+        double last_end = 0;
+        for (size_t i = 0; i < recs.size(); ++i) {
+          if (static_cast<int>(recs[i].pipe) != p) continue;
+          EXPECT_GE(tl.start[i] + kEps, last_end) << "pipe " << p << " record " << i;
+          EXPECT_GE(tl.end[i], tl.start[i]);
+          last_end = tl.end[i];
+        }
+        EXPECT_LE(tl.busy[p], tl.finish - tl.begin + kEps);
+        EXPECT_LE(tl.busy[p], r.timeline.body_cycles + kEps);
+      }
+      EXPECT_LE(tl.busy[0], tl.finish - tl.begin + kEps);
+    }
+    for (const auto& e : r.timeline.edges) {
+      EXPECT_GE(r.timeline.cores[e.to_core].end[e.to] + kEps,
+                r.timeline.cores[e.from_core].end[e.from]);
+    }
+    EXPECT_GE(r.kernel_us, r.body_us);
+  }
+}
+
+}  // namespace
+}  // namespace perf_test
