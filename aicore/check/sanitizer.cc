@@ -406,7 +406,10 @@ class Sanitizer::Impl {
       for (int q = 0; q < kPipes; ++q) {
         Access& r = gr.reads[q];
         if (r.clock == 0) continue;
-        if ((r.mask & mask) && !Ordered(cs, static_cast<Pipe>(q), r.clock, p)) {
+        // A scalar load completes before the scalar unit issues the next instruction, so an
+        // earlier PIPE_S read is ordered before every later write (no WAR through S).
+        if ((r.mask & mask) && static_cast<Pipe>(q) != Pipe::kS &&
+            !Ordered(cs, static_cast<Pipe>(q), r.clock, p)) {
           Note(cs, DefectKind::kRaceWar, r.site, cs.index, b, glo + LowByte(r.mask & mask),
                glo + HighByte(r.mask & mask));
         }

@@ -117,6 +117,32 @@ TEST(Racecheck, MissingSetFlagMte2ToV) {
   ExpectClean(MissingMte2ToV(true, copy_line, add_line));
 }
 
+// A vector result read by the scalar unit with no V -> S flag (GetValue is PIPE_S); a scalar read
+// before a vector write needs nothing (the scalar load completes before the next issue).
+Checked MissingVToS(bool fixed, Line& dup_line, Line& get_line) {
+  return RunChecked("missing_v_s", 1, [&] {
+    Scratch s(1);
+    Duplicate(s.Tile(0), 1.f, kN);
+    SetFlag<HardEvent::V_S>(EVENT_ID1);
+    WaitFlag<HardEvent::V_S>(EVENT_ID1);
+    (void)s.Tile(0).GetValue(3);    // S read, then a V write: ordered by issue, no flag needed
+    Duplicate(s.Tile(0), 2.f, kN); dup_line = __LINE__;
+    if (fixed) {
+      SetFlag<HardEvent::V_S>(EVENT_ID0);
+      WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    }
+    (void)s.Tile(0).GetValue(7); get_line = __LINE__;
+  });
+}
+
+TEST(Racecheck, MissingSetFlagVToScalar) {
+  Line dup_line, get_line;
+  const Checked c = MissingVToS(false, dup_line, get_line);
+  ExpectOnly(c, DefectKind::kRaceRaw, "GetValue", get_line, "Duplicate", dup_line);
+  EXPECT_EQ(c.reports.at(0).site.pipe, sim::Pipe::kS);
+  ExpectClean(MissingVToS(true, dup_line, get_line));
+}
+
 // A vector result copied out on MTE3 with no V -> MTE3 flag.
 Checked MissingVToMte3(bool fixed, Line& dup_line, Line& out_line) {
   std::vector<float> y(kN);

@@ -21,6 +21,10 @@ template <typename... Args>
   aicore::sim::KernelFail(code, api, loc, args...);
 }
 
+// Builds the funnel record of a scalar (PIPE_S) access to one element at `p`.
+aicore::sim::Instr ScalarInstr(aicore::sim::Core& core, const char* api, bool write,
+                               const void* p, uint32_t bytes, aicore::DType dt, const SrcLoc& loc);
+
 }  // namespace AscendC::detail
 
 // Hands an instruction record to the core's observers. `build` is an expression of type Instr;

@@ -44,10 +44,16 @@ class GlobalTensor {
 
   T GetValue(uint64_t offset, detail::SrcLoc loc = detail::SrcLoc::current()) const {
     CheckIndex("GlobalTensor::GetValue", offset, loc);
+    auto& core = detail::Core();
+    AICORE_ISSUE(core, detail::ScalarInstr(core, "GetValue", false, addr_ + offset, sizeof(T),
+                                           aicore::DTypeOf<T>(), loc));
     return addr_[offset];
   }
   void SetValue(uint64_t offset, T value, detail::SrcLoc loc = detail::SrcLoc::current()) const {
     CheckIndex("GlobalTensor::SetValue", offset, loc);
+    auto& core = detail::Core();
+    AICORE_ISSUE(core, detail::ScalarInstr(core, "SetValue", true, addr_ + offset, sizeof(T),
+                                           aicore::DTypeOf<T>(), loc));
     addr_[offset] = value;
   }
   T& operator()(uint64_t offset) const {

@@ -44,11 +44,17 @@ class LocalTensor {
   // Scalar read on PIPE_S.
   T GetValue(uint32_t index, detail::SrcLoc loc = detail::SrcLoc::current()) const {
     CheckIndex("GetValue", index, loc);
+    auto& core = detail::Core();
+    AICORE_ISSUE(core, detail::ScalarInstr(core, "GetValue", false, addr_ + index, sizeof(T),
+                                           aicore::DTypeOf<T>(), loc));
     return addr_[index];
   }
   // Scalar write on PIPE_S.
   void SetValue(uint32_t index, T value, detail::SrcLoc loc = detail::SrcLoc::current()) const {
     CheckIndex("SetValue", index, loc);
+    auto& core = detail::Core();
+    AICORE_ISSUE(core, detail::ScalarInstr(core, "SetValue", true, addr_ + index, sizeof(T),
+                                           aicore::DTypeOf<T>(), loc));
     addr_[index] = value;
   }
   T& operator()(uint32_t index) const {
