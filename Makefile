@@ -18,7 +18,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/tools/aicore demo
+	bash scripts/demo.sh $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
@@ -28,7 +28,7 @@ test-quick: build
 
 bench: deps
 	cmake -S . -B build/bench-release $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
-	cmake --build build/bench-release -j $(JOBS)
+	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
 
 asan: deps

@@ -1,8 +1,25 @@
-// Funnel records of copies.
+// Funnel records of copies, GM accumulation (SetAtomicAdd/Max/Min) and the GM write path.
+//
+// Note [Streaming GM writes]
+// A UB -> GM copy with ordinary stores first reads every destination line into the cache
+// (write-allocate) and later writes it back: two DRAM passes per output byte, and the output
+// evicts the inputs. Kernels stream their outputs tile after tile, so:
+// - each host thread remembers where its last GM write ended and how long the current run of
+//   back-to-back writes is;
+// - once a run exceeds kStreamingRunBytes (larger than a core's L2, so the output would not stay
+//   cached anyway), contiguous writes of at least kStreamingMinBytes use non-temporal stores,
+//   which go to memory without the read, followed by a store fence so the data is visible to
+//   other cores in program order like any other store;
+// - short, scattered or strided writes keep ordinary stores, so small outputs stay in cache for
+//   the host code or the next kernel that reads them.
 #include "aicore/kernel/copy/copy_common.h"
 
 #include <algorithm>
 #include <mutex>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace AscendC::detail {
 
@@ -28,6 +45,64 @@ aicore::sim::Instr CopyInstr(aicore::sim::Core& core, const char* api, aicore::s
 
 namespace {
 
+constexpr uint64_t kStreamingRunBytes = uint64_t{4} << 20;  // see Note [Streaming GM writes]
+constexpr uint64_t kStreamingMinBytes = 1024;
+
+// The GM write run of the calling thread: where its last write ended and the run's length.
+thread_local const uint8_t* t_run_end = nullptr;
+thread_local uint64_t t_run_bytes = 0;
+
+// Records a write of [dst, dst + bytes) and returns true when it continues a run long enough to
+// stream.
+bool ExtendRun(const uint8_t* dst, uint64_t bytes) {
+  t_run_bytes = dst == t_run_end ? t_run_bytes + bytes : bytes;
+  t_run_end = dst + bytes;
+  return t_run_bytes > kStreamingRunBytes;
+}
+
+// Copies `len` bytes with non-temporal stores where the destination is 16-byte aligned (the
+// unaligned head and the tail use memcpy), then fences.
+void StreamCopy(uint8_t* dst, const uint8_t* src, uint64_t len) {
+#if defined(__x86_64__)
+  const uint64_t misalign = reinterpret_cast<uintptr_t>(dst) & 15;
+  const uint64_t head = std::min<uint64_t>(len, (16 - misalign) & 15);
+  std::memcpy(dst, src, head);
+  uint64_t i = head;
+  for (; i + 64 <= len; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  for (; i + 16 <= len; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  }
+  std::memcpy(dst + i, src + i, len - i);
+  _mm_sfence();
+#else
+  std::memcpy(dst, src, len);
+#endif
+}
+
+// The plain (non-atomic) GM write: CopyBlocks, streaming long contiguous runs.
+void WriteGm(uint8_t* dst, uint64_t dst_pitch, const uint8_t* src, uint64_t src_pitch,
+             uint32_t count, uint64_t len) {
+  const bool contiguous = count == 1 || (dst_pitch == len && src_pitch == len);
+  const uint64_t span = contiguous ? len * count : (count - 1) * dst_pitch + len;
+  const bool stream = ExtendRun(dst, span);
+  const bool overlap = dst < src + span && src < dst + span;
+  if (stream && contiguous && span >= kStreamingMinBytes && !overlap) {
+    StreamCopy(dst, src, span);
+    return;
+  }
+  CopyBlocks(dst, dst_pitch, src, src_pitch, count, len);
+}
+
 std::mutex g_atomic_mu;  // GM accumulation from all cores is serialised, as one L2 would
 
 template <typename T>
@@ -51,7 +126,7 @@ void AtomicCopyBlocks(aicore::sim::Core& core, uint8_t* dst, uint64_t dst_pitch,
                       const uint8_t* src, uint64_t src_pitch, uint32_t count, uint64_t len,
                       aicore::DType dt) {
   if (core.atomic_mode == 0) {
-    CopyBlocks(dst, dst_pitch, src, src_pitch, count, len);
+    WriteGm(dst, dst_pitch, src, src_pitch, count, len);
     return;
   }
   std::lock_guard<std::mutex> lock(g_atomic_mu);
