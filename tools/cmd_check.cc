@@ -17,11 +17,13 @@ namespace {
 
 int CheckUsage() {
   std::fprintf(stderr,
-               "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM "
-               "[ARGS...]\n"
+               "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] "
+               "[--differential[=SEED]] PROGRAM [ARGS...]\n"
                "  runs PROGRAM with the sanitizer attached to every kernel launch (default: all "
                "tools;\n  a comma-separated list selects several); exits 1 when defects are "
-               "found\n");
+               "found\n"
+               "  --differential defers the transfer pipes' work until a sync consumes it, so a\n"
+               "  missing sync also gives wrong numbers (the program's own check fails)\n");
   return 2;
 }
 
@@ -29,10 +31,20 @@ int CheckUsage() {
 
 int CmdCheck(int argc, char** argv) {
   std::string tools = "all";
+  std::string seed;  // differential mode when not empty
   int i = 2;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     if (std::strncmp(argv[i], "--tool=", 7) == 0) {
       tools = argv[i] + 7;
+    } else if (std::strcmp(argv[i], "--differential") == 0) {
+      seed = "1";
+    } else if (std::strncmp(argv[i], "--differential=", 15) == 0) {
+      seed = argv[i] + 15;
+      if (seed.empty() || std::strtoull(seed.c_str(), nullptr, 0) == 0) {
+        std::fprintf(stderr, "aicore check: --differential=%s: the seed must be a non-zero "
+                     "number\n", seed.c_str());
+        return 2;
+      }
     } else if (std::strcmp(argv[i], "--") == 0) {
       ++i;
       break;
@@ -56,6 +68,7 @@ int CmdCheck(int argc, char** argv) {
   }
   if (pid == 0) {
     setenv("AICORE_CHECK", tools.c_str(), 1);
+    if (!seed.empty()) setenv("AICORE_DIFFERENTIAL", seed.c_str(), 1);
     execvp(argv[i], argv + i);
     std::fprintf(stderr, "aicore check: cannot run %s: %s\n", argv[i], std::strerror(errno));
     _exit(127);

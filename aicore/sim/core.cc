@@ -1,6 +1,22 @@
-// Per-core context: local-memory arena, identity, observers, error formatting.
+// Per-core context: local-memory arena, identity, observers, error formatting, differential mode.
+//
+// Note [Differential execution]
+// On hardware the pipes run concurrently, so a kernel with a missing sync reads data too early or
+// overwrites it too soon; in program order on the CPU it still computes the right numbers. In
+// differential mode (AICORE_DIFFERENTIAL=<seed>, `aicore check --differential`) the data movement of
+// the transfer pipes (MTE1, MTE2, MTE3, FIX) is deferred: each pipe keeps its work in program
+// order, and runs it only when something waits on that pipe — WaitFlag on an event from it,
+// PipeBarrier, DeQue from a queue it produces, AllocTensor on a buffer it consumes, SyncAll, or the
+// end of the block — or, with a seeded coin flip, earlier. Every schedule produced is one the
+// hardware may produce for a correctly synchronised kernel, so correct kernels give the same
+// results; a missing MTE2->V flag makes the vector op read stale UB, a missing MTE3->V wait lets
+// the vector op overwrite data before it is copied out, and the numbers come out wrong. Vector and
+// scalar work runs at once (the vector pipe stays in order), so a missing V->MTE3 flag is found by
+// racecheck, not by this mode.
 #include "aicore/sim/core.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "aicore/sim/page_pool.h"
@@ -9,6 +25,14 @@ namespace aicore::sim {
 
 namespace {
 thread_local Core* t_current_core = nullptr;
+
+std::atomic<uint64_t>& Seed() {
+  static std::atomic<uint64_t> seed{[] {
+    const char* env = std::getenv("AICORE_DIFFERENTIAL");
+    return env && *env ? std::strtoull(env, nullptr, 0) : 0ull;
+  }()};
+  return seed;
+}
 
 bool CoreHas(CoreType type, const arch::Chip& chip, arch::Buffer b) {
   if (b == arch::Buffer::kGm || chip.spec(b).bytes == 0) return false;
@@ -35,6 +59,10 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
            const std::vector<Observer*>& observers)
     : chip_(&chip), kernel_name_(std::move(kernel_name)), id_(id), observers_(observers),
       observed_(!observers.empty()) {
+  const uint64_t seed = Seed().load();
+  deferring_ = seed != 0;
+  rng_.seed(seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(id.block_idx) * 4 +
+            static_cast<uint64_t>(id.type));
   // One arena per core; each buffer starts 4 KiB-aligned so every documented alignment holds for
   // host addresses too.
   size_t total = 0;
@@ -78,6 +106,28 @@ MemRef Core::Locate(const void* p, uint64_t bytes) const {
 void Core::Notify(const Instr& instr) {
   for (Observer* o : observers_) o->OnInstr(*this, instr);
 }
+
+void Core::Defer(Pipe pipe, std::function<void()> work) {
+  if (pipe == Pipe::kV || pipe == Pipe::kS || pipe == Pipe::kM) {
+    work();  // compute pipes stay in program order (see the Note)
+    return;
+  }
+  auto& q = deferred_[static_cast<int>(pipe)];
+  q.push_back(std::move(work));
+  if ((rng_() & 3) == 0) FlushDeferred(pipe);  // completing early is always a legal schedule
+}
+
+void Core::FlushDeferred(Pipe pipe) {
+  for (int p = 0; p < kPipeCount; ++p) {
+    if (pipe != Pipe::kAll && p != static_cast<int>(pipe)) continue;
+    auto& q = deferred_[p];
+    for (size_t i = 0; i < q.size(); ++i) q[i]();  // work never defers more work on its pipe
+    q.clear();
+  }
+}
+
+void SetDifferentialSeed(uint64_t seed) { Seed().store(seed); }
+uint64_t DifferentialSeed() { return Seed().load(); }
 
 Core& CurrentCore() {
   if (t_current_core == nullptr) [[unlikely]] {

@@ -5,7 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aicore/arch/chip.h"
@@ -62,6 +65,22 @@ class Core {
   bool observed() const { return observed_; }
   void Notify(const Instr& instr);
 
+  // Runs the data movement of an instruction on `pipe`: at once, or in differential mode deferred
+  // until a sync edge from `pipe` is consumed (See Note [Differential execution]).
+  template <typename Work>
+  void Execute(Pipe pipe, Work&& work) {
+    if (!deferring_) [[likely]] {
+      work();
+      return;
+    }
+    Defer(pipe, std::function<void()>(std::forward<Work>(work)));
+  }
+  // Runs every deferred instruction of `pipe` in program order (kAll: of every pipe).
+  void Flush(Pipe pipe) {
+    if (deferring_) [[unlikely]] FlushDeferred(pipe);
+  }
+  bool deferring() const { return deferring_; }
+
   // Vector mask state (SetVectorMask / SetMaskCount / SetMaskNorm).
   std::array<uint64_t, 2> vector_mask{~0ull, ~0ull};
   bool mask_counter_mode = false;
@@ -83,10 +102,20 @@ class Core {
   CoreIdentity id_;
   std::vector<Observer*> observers_;
   bool observed_ = false;
+  void Defer(Pipe pipe, std::function<void()> work);
+  void FlushDeferred(Pipe pipe);
+  bool deferring_ = false;
+  std::array<std::vector<std::function<void()>>, kPipeCount> deferred_;
+  std::mt19937_64 rng_;
   std::array<uint8_t*, arch::kBufferCount> local_{};
   uint8_t* arena_ = nullptr;
   size_t arena_bytes_ = 0;
 };
+
+// Turns differential mode on for launches that start later (seed != 0) or off (0). The
+// AICORE_DIFFERENTIAL environment variable sets the initial seed. See Note [Differential execution].
+void SetDifferentialSeed(uint64_t seed);
+uint64_t DifferentialSeed();
 
 // Returns the core the calling kernel code runs on. Throws FailedPrecondition outside a kernel.
 Core& CurrentCore();

@@ -168,6 +168,7 @@ void RunBlockBody(Launch& L, BlockState& b) {
   try {
     for (Observer* o : L.observers) o->OnBlockBegin(*b.core);
     L.spec->body();
+    b.core->Flush(Pipe::kAll);  // deferred transfers complete before the block ends
     for (Observer* o : L.observers) o->OnBlockEnd(*b.core);
   } catch (const BlockCancelled&) {
     // The launch is aborting; the primary error is already recorded.

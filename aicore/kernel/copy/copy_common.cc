@@ -122,10 +122,9 @@ void Accumulate(T* dst, const T* src, uint64_t n, int mode) {
 
 }  // namespace
 
-void AtomicCopyBlocks(aicore::sim::Core& core, uint8_t* dst, uint64_t dst_pitch,
-                      const uint8_t* src, uint64_t src_pitch, uint32_t count, uint64_t len,
-                      aicore::DType dt) {
-  if (core.atomic_mode == 0) {
+void AtomicCopyBlocks(int atomic_mode, uint8_t* dst, uint64_t dst_pitch, const uint8_t* src,
+                      uint64_t src_pitch, uint32_t count, uint64_t len, aicore::DType dt) {
+  if (atomic_mode == 0) {
     WriteGm(dst, dst_pitch, src, src_pitch, count, len);
     return;
   }
@@ -135,22 +134,22 @@ void AtomicCopyBlocks(aicore::sim::Core& core, uint8_t* dst, uint64_t dst_pitch,
     const uint8_t* s = src + b * src_pitch;
     switch (dt) {
       case aicore::DType::kF32:
-        Accumulate(reinterpret_cast<float*>(d), reinterpret_cast<const float*>(s), len / 4, core.atomic_mode);
+        Accumulate(reinterpret_cast<float*>(d), reinterpret_cast<const float*>(s), len / 4, atomic_mode);
         break;
       case aicore::DType::kF16:
-        Accumulate(reinterpret_cast<aicore::half*>(d), reinterpret_cast<const aicore::half*>(s), len / 2, core.atomic_mode);
+        Accumulate(reinterpret_cast<aicore::half*>(d), reinterpret_cast<const aicore::half*>(s), len / 2, atomic_mode);
         break;
       case aicore::DType::kBF16:
-        Accumulate(reinterpret_cast<aicore::bfloat16*>(d), reinterpret_cast<const aicore::bfloat16*>(s), len / 2, core.atomic_mode);
+        Accumulate(reinterpret_cast<aicore::bfloat16*>(d), reinterpret_cast<const aicore::bfloat16*>(s), len / 2, atomic_mode);
         break;
       case aicore::DType::kI32:
-        Accumulate(reinterpret_cast<int32_t*>(d), reinterpret_cast<const int32_t*>(s), len / 4, core.atomic_mode);
+        Accumulate(reinterpret_cast<int32_t*>(d), reinterpret_cast<const int32_t*>(s), len / 4, atomic_mode);
         break;
       case aicore::DType::kI16:
-        Accumulate(reinterpret_cast<int16_t*>(d), reinterpret_cast<const int16_t*>(s), len / 2, core.atomic_mode);
+        Accumulate(reinterpret_cast<int16_t*>(d), reinterpret_cast<const int16_t*>(s), len / 2, atomic_mode);
         break;
       case aicore::DType::kI8:
-        Accumulate(reinterpret_cast<int8_t*>(d), reinterpret_cast<const int8_t*>(s), len, core.atomic_mode);
+        Accumulate(reinterpret_cast<int8_t*>(d), reinterpret_cast<const int8_t*>(s), len, atomic_mode);
         break;
       default:
         Fail(aicore::StatusCode::kInvalidArgument, "DataCopy", std::source_location::current(),

@@ -73,11 +73,11 @@ inline void CopyBlocks(uint8_t* dst, uint64_t dst_pitch, const uint8_t* src, uin
   for (uint32_t i = 0; i < count; ++i) std::memmove(dst + i * dst_pitch, src + i * src_pitch, len);
 }
 
-// Copies like CopyBlocks, or accumulates into GM when the core's atomic mode is set
-// (SetAtomicAdd/Max/Min): dst = op(dst, src) element-wise in `dt`, serialised across cores.
-void AtomicCopyBlocks(aicore::sim::Core& core, uint8_t* dst, uint64_t dst_pitch,
-                      const uint8_t* src, uint64_t src_pitch, uint32_t count, uint64_t len,
-                      aicore::DType dt);
+// Copies like CopyBlocks, or accumulates into GM when `atomic_mode` (the core's mode when the copy
+// was issued: SetAtomicAdd/Max/Min) is set: dst = op(dst, src) element-wise in `dt`, serialised
+// across cores.
+void AtomicCopyBlocks(int atomic_mode, uint8_t* dst, uint64_t dst_pitch, const uint8_t* src,
+                      uint64_t src_pitch, uint32_t count, uint64_t len, aicore::DType dt);
 
 // Geometry of a blocked copy: `count` blocks of `len` bytes, block i at src + i*src_pitch and
 // dst + i*dst_pitch.
@@ -147,14 +147,16 @@ void BlockedCopy(const Dst& dst, const Src& src, const CopyShape& s, const SrcLo
   auto& core = Core();
   auto* d = reinterpret_cast<uint8_t*>(dst.data());
   const auto* p = reinterpret_cast<const uint8_t*>(src.data());
-  if constexpr (kDstGm) {
-    AtomicCopyBlocks(core, d, s.dst_pitch, p, s.src_pitch, s.count, s.len, aicore::DTypeOf<T>());
-  } else {
-    CopyBlocks(d, s.dst_pitch, p, s.src_pitch, s.count, s.len);
-  }
   constexpr aicore::sim::Pipe kPipe = kSrcGm ? aicore::sim::Pipe::kMte2
                                       : kDstGm ? aicore::sim::Pipe::kMte3
                                                : aicore::sim::Pipe::kV;
+  if constexpr (kDstGm) {
+    core.Execute(kPipe, [mode = core.atomic_mode, d, p, s] {
+      AtomicCopyBlocks(mode, d, s.dst_pitch, p, s.src_pitch, s.count, s.len, aicore::DTypeOf<T>());
+    });
+  } else {
+    core.Execute(kPipe, [d, p, s] { CopyBlocks(d, s.dst_pitch, p, s.src_pitch, s.count, s.len); });
+  }
   AICORE_ISSUE(core, CopyInstr(core, "DataCopy", kPipe, aicore::DTypeOf<T>(), d, s.dst_span(), p,
                                s.src_span(), uint64_t{s.count} * s.len,
                                {s.count, static_cast<uint32_t>(s.len), s.dst_pitch},

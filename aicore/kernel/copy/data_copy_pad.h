@@ -54,21 +54,23 @@ void PadGmToLocal(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_
   CheckGmExtent(src, src_span, kApi, "src", loc);
   uint8_t* out = reinterpret_cast<uint8_t*>(dst.data());
   const uint8_t* in = reinterpret_cast<const uint8_t*>(src.data());
-  const uint64_t row_elems = row / sizeof(T);
-  const uint64_t data_begin = left;
-  const uint64_t data_end = left + block_len / sizeof(T);
-  for (uint32_t b = 0; b < block_count; ++b) {
-    uint8_t* r = out + b * dst_pitch;
-    const uint8_t* s = in + b * src_pitch;
-    T fill = pad_value;
-    if (!is_pad) std::memcpy(&fill, s, sizeof(T));
-    for (uint64_t e = 0; e < data_begin; ++e) std::memcpy(r + e * sizeof(T), &fill, sizeof(T));
-    std::memcpy(r + data_begin * sizeof(T), s, block_len);
-    for (uint64_t e = data_end; e < row_elems; ++e) {
-      std::memcpy(r + e * sizeof(T), &fill, sizeof(T));
-    }
-  }
   auto& core = Core();
+  core.Execute(aicore::sim::Pipe::kMte2, [=] {
+    const uint64_t row_elems = row / sizeof(T);
+    const uint64_t data_begin = left;
+    const uint64_t data_end = left + block_len / sizeof(T);
+    for (uint32_t b = 0; b < block_count; ++b) {
+      uint8_t* r = out + b * dst_pitch;
+      const uint8_t* s = in + b * src_pitch;
+      T fill = pad_value;
+      if (!is_pad) std::memcpy(&fill, s, sizeof(T));
+      for (uint64_t e = 0; e < data_begin; ++e) std::memcpy(r + e * sizeof(T), &fill, sizeof(T));
+      std::memcpy(r + data_begin * sizeof(T), s, block_len);
+      for (uint64_t e = data_end; e < row_elems; ++e) {
+        std::memcpy(r + e * sizeof(T), &fill, sizeof(T));
+      }
+    }
+  });
   AICORE_ISSUE(core, CopyInstr(core, kApi, aicore::sim::Pipe::kMte2, aicore::DTypeOf<T>(),
                                dst.data(), dst_span, src.data(), src_span, block_count * block_len,
                                {block_count, static_cast<uint32_t>(row), dst_pitch},
@@ -93,9 +95,13 @@ void PadLocalToGm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_
              loc);
   CheckGmExtent(dst, dst_span, kApi, "dst", loc);
   auto& core = Core();
-  AtomicCopyBlocks(core, reinterpret_cast<uint8_t*>(dst.data()), dst_pitch,
-                   reinterpret_cast<const uint8_t*>(src.data()), src_pitch, block_count, block_len,
-                   aicore::DTypeOf<T>());
+  core.Execute(aicore::sim::Pipe::kMte3,
+               [mode = core.atomic_mode, d = reinterpret_cast<uint8_t*>(dst.data()), dst_pitch,
+                p = reinterpret_cast<const uint8_t*>(src.data()), src_pitch, block_count,
+                block_len] {
+                 AtomicCopyBlocks(mode, d, dst_pitch, p, src_pitch, block_count, block_len,
+                                  aicore::DTypeOf<T>());
+               });
   AICORE_ISSUE(core, CopyInstr(core, kApi, aicore::sim::Pipe::kMte3, aicore::DTypeOf<T>(),
                                dst.data(), dst_span, src.data(), src_span, block_count * block_len,
                                {block_count, static_cast<uint32_t>(block_len), dst_pitch},

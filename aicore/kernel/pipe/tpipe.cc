@@ -81,6 +81,7 @@ void WaitFlagImpl(HardEvent e, int32_t id, const SrcLoc& loc) {
          " was never set by an earlier SetFlag; on hardware this waits forever");
   }
   bits &= ~(1u << id);
+  core.Flush(PipesOf(e).src);  // the source pipe's work before the SetFlag is now complete
   AICORE_ISSUE(core, FlagInstr(core, aicore::sim::InstrKind::kWaitFlag, "WaitFlag", e, id, loc));
 }
 
@@ -90,6 +91,7 @@ void PipeBarrierImpl(pipe_t p, const SrcLoc& loc) {
          "PipeBarrier<PIPE_S> is not valid (the scalar pipe is in order by itself)");
   }
   auto& core = Core();
+  core.Flush(ToSimPipe(p));
   AICORE_ISSUE(core, ([&] {
                  aicore::sim::Instr in;
                  in.kind = aicore::sim::InstrKind::kBarrier;

@@ -101,6 +101,7 @@ class TQueBind {
       LocalTensor<T> t(reinterpret_cast<T*>(q.base + size_t{q.len} * i),
                        static_cast<uint32_t>(q.len / sizeof(T)), kPosition, &q.slots[i]);
       auto& core = detail::Core();
+      core.Flush(kConsumer);  // the buffer's previous reader has finished with it
       AICORE_ISSUE(core, QueueInstr(core, "AllocTensor", kConsumer, kProducer, i, q, loc));
       return t;
     }
@@ -151,6 +152,7 @@ class TQueBind {
     --q.fifo_count;
     q.state[i] = detail::SlotState::kDequeued;
     auto& core = detail::Core();
+    core.Flush(kProducer);  // the producer's writes to the tensor have landed
     AICORE_ISSUE(core, QueueInstr(core, "DeQue", kProducer, kConsumer, i, q, loc));
     return LocalTensor<T>(reinterpret_cast<T*>(q.base + size_t{q.len} * i),
                           static_cast<uint32_t>(q.len / sizeof(T)), kPosition, &q.slots[i]);

@@ -12,6 +12,7 @@ namespace AscendC {
 template <bool isAIVOnly = true>
 void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
   auto& core = detail::Core();
+  core.Flush(aicore::sim::Pipe::kAll);  // every GM write of this core lands before the barrier
   AICORE_ISSUE(core, ([&] {
                  aicore::sim::Instr in;
                  in.kind = aicore::sim::InstrKind::kSyncAll;
