@@ -79,7 +79,8 @@ def main():
     load_start = load_average()
 
     results = {}
-    for binary in ("bench_machine", "bench_vector", "bench_sim"):
+    for binary in ("bench_machine", "bench_vector", "bench_sim", "bench_check", "bench_perf",
+                   "alloc/bench_alloc"):
         path = os.path.join(bench_dir, binary)
         if not os.access(path, os.X_OK):
             print(f"error: {path} is missing (build the bench_* targets first)", file=sys.stderr)
@@ -140,6 +141,33 @@ def main():
         busy = t2["cpu_time"] / t2["real_time"]
         add("sim/scaling_2threads", "speedup", speedup, "x", 2.0, speedup / 2.0, threads=2,
             note=f"blockDim=2 Exp passes, 2 vs 1 worker threads; CPUs busy {busy:.2f}")
+    check = find(results, "check/overhead")
+    add("check/overhead", "factor", counter(check, "factor"), "x",
+        note="add_custom-style kernel, all checks on vs off (target <= 20)")
+    prof = find(results, "perf/profile_overhead")
+    add("perf/profile_overhead", "factor", counter(prof, "factor"), "x",
+        note="recording on vs off (target <= 3)")
+    replay = find(results, "perf/replay")
+    add("perf/replay", "instructions_per_second", counter(replay, "instructions_per_second"),
+        "instr/s", note="timing-model replay rate (target >= 1e7)")
+
+    def ns(entry, key="cpu_time"):
+        scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[entry.get("time_unit", "ns")]
+        return entry[key] * scale
+
+    # The cached pair at every size; the row is the slowest size, against glibc at that size.
+    worst = None
+    for name, entry in results.items():
+        if base_name(name).startswith("alloc/cached_pair/"):
+            size = base_name(name).rsplit("/", 1)[1]
+            glibc = find(results, "alloc/glibc_pair/" + size)
+            if worst is None or ns(entry) > worst[0]:
+                worst = (ns(entry), size, glibc and ns(glibc))
+    if worst:
+        add("alloc/cached_pair", "ns", worst[0], "ns", worst[2],
+            worst[0] / worst[2] if worst[2] else None,
+            note=f"slowest size {worst[1]} B, CPU time; baseline glibc malloc+free (target < 200)")
+
     for when, load in (("start", load_start), ("end", load_end)):
         if load:
             add(f"machine/loadavg_{when}", "loadavg_1min", load[0], "load", threads=0,
