@@ -474,7 +474,8 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   return Guard("aclrtGetMemInfo", ACL_ERROR_INVALID_PARAM, [&] {
     const rt::DeviceMemoryStats st = rt::GetDeviceMemoryStats(rt::CurrentDevice());
     *total = st.capacity;
-    *free = st.capacity > st.allocated ? st.capacity - st.allocated : 0;
+    // Cached blocks are held by the caching allocator: free is what it has not reserved.
+    *free = st.capacity > st.reserved ? st.capacity - st.reserved : 0;
     return Status::Ok();
   });
 }

@@ -1,23 +1,31 @@
-// Device memory accounting with a registry of live blocks.
+// Device memory: aclrtMalloc/aclrtFree on top of the caching allocator.
 //
-// - Every device block is host memory from aligned_alloc, its size rounded up to 512 bytes (the
-//   unit the caching allocator will use too), so accounting matches what a device would charge.
-// - A block is charged to the calling thread's current device; the allocation fails when the
-//   device's allocated bytes plus the request would exceed its capacity.
-// - An ordered map from start address to block answers "which allocation holds this range"
-//   (copies validate their device-side operands with it) and rejects foreign and double frees.
-// - AllocateBlock/ReleaseBlock are the one place memory is obtained and returned; the caching
-//   allocator replaces their internals.
+// - Every device block comes from memory::GetDeviceAllocator(device): requests round up to 512
+//   bytes, small ones are carved from 2 MiB segments and large ones from 20 MiB (or bigger)
+//   segments, and freed blocks stay cached for reuse until DeviceEmptyCache, ResetDevice or the
+//   allocator's out-of-memory ladder returns them.
+// - Each device has one StreamSequenceTracker, registered as its allocator's CompletionSource the
+//   first time the runtime touches that allocator (Allocator() below). Streams (stream.cc) call
+//   Submit when they enqueue a task and Retire after it ran, so a block recorded on another stream
+//   (DeviceRecordStream) is reused only after that stream's work up to the free has finished.
+// - The allocator calls CompletionSource::Wait while holding its lock (EmptyCache, OOM ladder), so
+//   work running on a stream (host callbacks, kernels) must never call into the allocator:
+//   no DeviceMalloc/DeviceFree/aclrtMalloc/aclrtFree, nor the range lookups, from a stream task.
+// - Pinned host memory (HostMalloc) is plain aligned_alloc memory with a registry of its own.
 #include "aicore/runtime/device_memory.h"
-
 
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "aicore/runtime/device.h"
+#include "aicore/runtime/memory/caching_allocator.h"
 #include "aicore/runtime/memory/device_memory.h"
+#include "aicore/runtime/stream.h"
 
 namespace aicore::rt {
 
@@ -25,172 +33,191 @@ namespace {
 
 constexpr size_t kAlignment = 512;  // GM alignment of the framework (see gm.h)
 
-struct Block {
-  size_t size;       // bytes requested
-  size_t rounded;    // bytes charged
-  int device;
-};
-
-struct DeviceAccount {
-  size_t allocated = 0;
-  size_t peak = 0;
-  size_t capacity = 0;  // 0: the default
-  size_t live_blocks = 0;
-};
-
-struct Registry {
+struct HostRegistry {
   std::mutex mu;
-  std::map<uintptr_t, Block> blocks;
-  std::vector<DeviceAccount> accounts;
   std::map<uintptr_t, size_t> host_blocks;
 };
 
-Registry& Reg() {
-  static auto* r = [] {
-    auto* reg = new Registry();
-    reg->accounts.resize(static_cast<size_t>(GetDeviceCount()));
-    return reg;
-  }();
+HostRegistry& HostReg() {
+  static auto* r = new HostRegistry();  // never destroyed, like the allocators
   return *r;
 }
 
 size_t RoundUp(size_t size) { return (size + kAlignment - 1) / kAlignment * kAlignment; }
-
-size_t CapacityOf(const DeviceAccount& a) {
-  return a.capacity != 0 ? a.capacity : DefaultDeviceMemoryCapacity();
-}
 
 void CheckDeviceId(int device, const char* api) {
   const Status s = CheckDevice(device, api);
   if (!s.ok()) throw Error(s);
 }
 
-// Obtains and returns the memory of one block. See the file comment.
-void* AllocateBlock(size_t rounded) { return std::aligned_alloc(kAlignment, rounded); }
-void ReleaseBlock(void* ptr) { std::free(ptr); }
+// Per-device completion trackers and the flags that register them once. Never destroyed: stream
+// workers may still retire tasks while static destructors run.
+struct Completion {
+  explicit Completion(int devices)
+      : trackers(new memory::StreamSequenceTracker[static_cast<size_t>(devices)]),
+        registered(new std::once_flag[static_cast<size_t>(devices)]) {}
+  std::unique_ptr<memory::StreamSequenceTracker[]> trackers;
+  std::unique_ptr<std::once_flag[]> registered;
+};
 
-// Returns the entry whose block contains `p`, or blocks.end().
-std::map<uintptr_t, Block>::iterator Containing(Registry& r, uintptr_t p) {
-  auto it = r.blocks.upper_bound(p);
-  if (it == r.blocks.begin()) return r.blocks.end();
-  --it;
-  if (p >= it->first + it->second.size) return r.blocks.end();
-  return it;
+Completion& Comp() {
+  static auto* c = new Completion(GetDeviceCount());
+  return *c;
+}
+
+// Returns the caching allocator of `device` (already validated), with the device's stream tracker
+// registered as its completion source. Every function of this file gets allocators through here.
+memory::CachingAllocator& Allocator(int device) {
+  memory::CachingAllocator& a = memory::GetDeviceAllocator(device);
+  Completion& c = Comp();
+  std::call_once(c.registered[static_cast<size_t>(device)],
+                 [&] { a.SetCompletionSource(&c.trackers[static_cast<size_t>(device)]); });
+  return a;
+}
+
+// Returns the device whose allocator has a live block starting at `ptr`, or -1.
+int OwningDevice(const void* ptr) {
+  const int count = GetDeviceCount();
+  for (int d = 0; d < count; ++d) {
+    if (Allocator(d).Owns(ptr)) return d;
+  }
+  return -1;
+}
+
+// Describes the live block that [ptr] points into (not its start), or "" when there is none.
+std::string DescribeInteriorPointer(const void* ptr) {
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  const int count = GetDeviceCount();
+  for (int d = 0; d < count; ++d) {
+    memory::CachingAllocator& a = Allocator(d);
+    if (!a.ContainsRange(ptr, 0)) continue;
+    const memory::MemorySnapshot snap = a.Snapshot();
+    for (const memory::SegmentSnapshot& seg : snap.segments) {
+      for (const memory::BlockSnapshot& b : seg.blocks) {
+        if (p >= b.address && p < b.address + b.size) {
+          return StrCat("points ", p - b.address, " bytes into a block of ", b.requested_size,
+                        " bytes (", b.size, " bytes reserved for it) on device ", d);
+        }
+      }
+    }
+    return StrCat("points into a live block of device ", d);
+  }
+  return "";
 }
 
 }  // namespace
+
+memory::StreamSequenceTracker& DeviceCompletionTracker(int device) {
+  CheckDeviceId(device, "DeviceCompletionTracker");
+  return Comp().trackers[static_cast<size_t>(device)];
+}
 
 size_t DefaultDeviceMemoryCapacity() {
   static const size_t capacity = memory::DefaultDeviceCapacity();  // one rule for both layers
   return capacity;
 }
 
-void* DeviceMalloc(size_t size, Stream* /*stream: used by the caching allocator*/) {
+void* DeviceMalloc(size_t size, Stream* stream) {
   const int device = CurrentDevice();
   if (size == 0) {
     Fail(StatusCode::kInvalidArgument, std::source_location::current(),
          "device malloc of 0 bytes on device ", device, ": size must be at least 1");
   }
-  const size_t rounded = RoundUp(size);
-  Registry& r = Reg();
-  std::lock_guard<std::mutex> lk(r.mu);
-  DeviceAccount& a = r.accounts[static_cast<size_t>(device)];
-  const size_t capacity = CapacityOf(a);
-  if (rounded < size || a.allocated + rounded > capacity || a.allocated + rounded < rounded) {
-    Fail(StatusCode::kResourceExhausted, std::source_location::current(),
-         "out of device memory on device ", device, ": requested ", size, " bytes (", rounded,
-         " after rounding to 512), allocated ", a.allocated, " bytes in ", a.live_blocks,
-         " blocks, capacity ", capacity, " bytes (set AICORE_DEVICE_MEMORY_MB to change it)");
-  }
-  void* p = AllocateBlock(rounded);
-  if (p == nullptr) {
-    Fail(StatusCode::kResourceExhausted, std::source_location::current(),
-         "out of host memory backing device ", device, ": requested ", size,
-         " bytes, allocated ", a.allocated, " bytes, capacity ", capacity, " bytes");
-  }
-  r.blocks[reinterpret_cast<uintptr_t>(p)] = Block{size, rounded, device};
-  a.allocated += rounded;
-  a.live_blocks += 1;
-  if (a.allocated > a.peak) a.peak = a.allocated;
-  return p;
+  // Throws memory::OutOfMemoryError (ResourceExhausted) when even an emptied cache cannot serve.
+  return Allocator(device).Malloc(size, stream != nullptr ? StreamId(stream) : 0);
 }
 
 void DeviceFree(void* ptr) {
   if (ptr == nullptr) {
-    Fail(StatusCode::kInvalidArgument, std::source_location::current(),
-         "device free of nullptr");
+    Fail(StatusCode::kNotFound, std::source_location::current(),
+         "device free of nullptr: not a device allocation");
   }
-  Registry& r = Reg();
-  {
-    std::lock_guard<std::mutex> lk(r.mu);
-    auto it = r.blocks.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it == r.blocks.end()) {
-      auto inside = Containing(r, reinterpret_cast<uintptr_t>(ptr));
-      if (inside != r.blocks.end()) {
-        Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr,
-             ": points ", reinterpret_cast<uintptr_t>(ptr) - inside->first,
-             " bytes into a block of ", inside->second.size,
-             " bytes; pass the pointer the allocation returned");
-      }
-      Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr,
-           ": not a live device allocation (double free, or memory not from aclrtMalloc)");
+  const int device = OwningDevice(ptr);
+  if (device < 0) {
+    const std::string inside = DescribeInteriorPointer(ptr);
+    if (!inside.empty()) {
+      Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr, ": ",
+           inside, "; pass the pointer the allocation returned");
     }
-    DeviceAccount& a = r.accounts[static_cast<size_t>(it->second.device)];
-    a.allocated -= it->second.rounded;
-    a.live_blocks -= 1;
-    r.blocks.erase(it);
+    Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr,
+         ": not a live device allocation (double free, or memory not from aclrtMalloc)");
   }
-  ReleaseBlock(ptr);
+  try {
+    Allocator(device).Free(ptr);
+  } catch (const Error& e) {
+    // Another thread freed it between Owns and Free: a double free as well.
+    Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr,
+         ": not a live device allocation (double free): ", e.status().message());
+  }
+}
+
+void DeviceRecordStream(void* ptr, Stream* stream) {
+  if (stream == nullptr) {
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "DeviceRecordStream(", ptr,
+         "): the stream must be resolved (not nullptr)");
+  }
+  const int device = OwningDevice(ptr);
+  if (device < 0) {
+    Fail(StatusCode::kNotFound, std::source_location::current(), "DeviceRecordStream(", ptr,
+         "): not the start of a live device allocation");
+  }
+  if (StreamDevice(stream) != device) {
+    // Each device's tracker only sees its own streams, so such a use could not be fenced.
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "DeviceRecordStream(", ptr,
+         "): the block belongs to device ", device, " but stream ", StreamId(stream), " to device ",
+         StreamDevice(stream), "; recording across devices is not supported");
+  }
+  Allocator(device).RecordStream(ptr, StreamId(stream));
+}
+
+void DeviceEmptyCache(int device) {
+  CheckDeviceId(device, "DeviceEmptyCache");
+  Allocator(device).EmptyCache();
 }
 
 int FindDeviceAllocation(const void* ptr, size_t bytes) {
-  Registry& r = Reg();
-  std::lock_guard<std::mutex> lk(r.mu);
-  const auto p = reinterpret_cast<uintptr_t>(ptr);
-  auto it = Containing(r, p);
-  if (it == r.blocks.end()) return -1;
-  if (bytes > it->first + it->second.size - p) return -1;
-  return it->second.device;
+  const int count = GetDeviceCount();
+  for (int d = 0; d < count; ++d) {
+    if (Allocator(d).ContainsRange(ptr, bytes)) return d;
+  }
+  return -1;
 }
 
 bool IsDeviceMemory(const void* ptr) { return FindDeviceAllocation(ptr, 0) >= 0; }
 
 DeviceMemoryStats GetDeviceMemoryStats(int device) {
   CheckDeviceId(device, "GetDeviceMemoryStats");
-  Registry& r = Reg();
-  std::lock_guard<std::mutex> lk(r.mu);
-  const DeviceAccount& a = r.accounts[static_cast<size_t>(device)];
-  return DeviceMemoryStats{a.allocated, a.peak, CapacityOf(a), a.live_blocks};
+  memory::CachingAllocator& a = Allocator(device);
+  const memory::DeviceStats st = a.GetStats();
+  DeviceMemoryStats out;
+  out.allocated = static_cast<size_t>(st.allocated_bytes[memory::kAggregate].current);
+  out.peak_allocated = static_cast<size_t>(st.allocated_bytes[memory::kAggregate].peak);
+  out.capacity = a.capacity();
+  out.live_blocks = static_cast<size_t>(st.allocation[memory::kAggregate].current);
+  out.reserved = static_cast<size_t>(st.reserved_bytes[memory::kAggregate].current);
+  return out;
 }
 
 void SetDeviceMemoryCapacity(int device, size_t bytes) {
   CheckDeviceId(device, "SetDeviceMemoryCapacity");
-  Registry& r = Reg();
-  std::lock_guard<std::mutex> lk(r.mu);
-  r.accounts[static_cast<size_t>(device)].capacity = bytes;
+  memory::SetDeviceMemoryCapacity(device, bytes != 0 ? bytes : DefaultDeviceMemoryCapacity());
 }
 
 size_t ReleaseDeviceMemory(int device) {
   CheckDeviceId(device, "ReleaseDeviceMemory");
-  std::vector<void*> freed;
-  Registry& r = Reg();
-  {
-    std::lock_guard<std::mutex> lk(r.mu);
-    for (auto it = r.blocks.begin(); it != r.blocks.end();) {
-      if (it->second.device == device) {
-        freed.push_back(reinterpret_cast<void*>(it->first));
-        it = r.blocks.erase(it);
-      } else {
-        ++it;
+  memory::CachingAllocator& a = Allocator(device);
+  std::vector<void*> live;
+  for (const memory::SegmentSnapshot& seg : a.Snapshot().segments) {
+    for (const memory::BlockSnapshot& b : seg.blocks) {
+      if (std::string_view(b.state) == "active_allocated") {
+        live.push_back(reinterpret_cast<void*>(b.address));
       }
     }
-    DeviceAccount& a = r.accounts[static_cast<size_t>(device)];
-    a.allocated = 0;
-    a.peak = 0;
-    a.live_blocks = 0;
   }
-  for (void* p : freed) ReleaseBlock(p);
-  return freed.size();
+  for (void* p : live) a.Free(p);
+  a.EmptyCache();
+  a.ResetPeakStats();
+  return live.size();
 }
 
 void* HostMalloc(size_t size) {
@@ -204,14 +231,14 @@ void* HostMalloc(size_t size) {
     Fail(StatusCode::kResourceExhausted, std::source_location::current(), "host malloc of ",
          size, " bytes failed: out of host memory");
   }
-  Registry& r = Reg();
+  HostRegistry& r = HostReg();
   std::lock_guard<std::mutex> lk(r.mu);
   r.host_blocks[reinterpret_cast<uintptr_t>(p)] = size;
   return p;
 }
 
 void HostFree(void* ptr) {
-  Registry& r = Reg();
+  HostRegistry& r = HostReg();
   {
     std::lock_guard<std::mutex> lk(r.mu);
     auto it = r.host_blocks.find(reinterpret_cast<uintptr_t>(ptr));
@@ -225,7 +252,7 @@ void HostFree(void* ptr) {
 }
 
 bool IsHostPinnedMemory(const void* ptr) {
-  Registry& r = Reg();
+  HostRegistry& r = HostReg();
   std::lock_guard<std::mutex> lk(r.mu);
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   auto it = r.host_blocks.upper_bound(p);

@@ -10,6 +10,12 @@
 //   handle), which lives until the device is reset.
 // - Kernel launches run through aicore::RunKernel on the worker thread; the scheduler serialises
 //   launches from different streams.
+// - Streams are the caching allocator's completion source: Enqueue takes a sequence number from
+//   the device's tracker (DeviceCompletionTracker, under the stream lock so numbers follow queue
+//   order) and the worker retires it after the task ran, before Synchronize can see the stream
+//   idle. Stream ids are unique and non-zero (0 is the allocator's "no stream"). The allocator
+//   waits on the tracker while holding its own lock, so a task must never call the allocator
+//   (DeviceMalloc/DeviceFree/aclrtMalloc/aclrtFree or the device range lookups) while it runs.
 #include "aicore/runtime/stream.h"
 
 #include <atomic>
@@ -23,13 +29,19 @@
 #include <vector>
 
 #include "aicore/runtime/device.h"
+#include "aicore/runtime/device_memory.h"
+#include "aicore/runtime/memory/completion.h"
 
 namespace aicore::rt {
 
 class Stream {
  public:
   Stream(int device, uint64_t id, bool is_default)
-      : device_(device), id_(id), is_default_(is_default), worker_([this] { Run(); }) {}
+      : device_(device),
+        id_(id),
+        is_default_(is_default),
+        tracker_(DeviceCompletionTracker(device)),
+        worker_([this] { Run(); }) {}
 
   ~Stream() {
     {
@@ -43,7 +55,9 @@ class Stream {
   void Enqueue(std::string what, std::function<Status()> work) {
     {
       std::lock_guard<std::mutex> lk(mu_);
-      queue_.push_back(Task{std::move(what), std::move(work)});
+      // Numbered under the lock so sequence order is queue order (Retire(n) retires all <= n).
+      const uint64_t seq = tracker_.Submit(id_);
+      queue_.push_back(Task{std::move(what), std::move(work), seq});
     }
     work_cv_.notify_one();
   }
@@ -85,6 +99,7 @@ class Stream {
   struct Task {
     std::string what;
     std::function<Status()> work;
+    uint64_t seq = 0;  // the tracker's sequence number, retired once the task has run
   };
 
   void Run() {
@@ -97,6 +112,7 @@ class Stream {
       running_ = true;
       lk.unlock();
       Status s = RunTask(task);
+      tracker_.Retire(id_, task.seq);  // before running_ drops, so Synchronize implies retired
       lk.lock();
       running_ = false;
       if (!s.ok()) {
@@ -128,6 +144,7 @@ class Stream {
   const int device_;
   const uint64_t id_;
   const bool is_default_;
+  memory::StreamSequenceTracker& tracker_;  // the device's completion tracker (never destroyed)
   std::mutex mu_;
   std::condition_variable work_cv_;  // work arrived or stop requested
   std::condition_variable done_cv_;  // the queue drained
@@ -145,7 +162,7 @@ struct StreamRegistry {
   std::mutex mu;
   std::unordered_map<const void*, std::unique_ptr<Stream>> live;
   std::vector<Stream*> defaults;  // per device; nullptr until first use
-  std::atomic<uint64_t> next_id{1};
+  std::atomic<uint64_t> next_id{1};  // ids start at 1: 0 is the allocator's "no stream"
 };
 
 StreamRegistry& Reg() {

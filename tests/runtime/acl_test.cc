@@ -185,11 +185,13 @@ TEST(Acl, MemcpyChecksKindBoundsAndCount) {
             ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemcpy(host.data(), 128, dev, 128, ACL_MEMCPY_HOST_TO_HOST),
             ACL_ERROR_INVALID_PARAM);
-  // Past the end of the allocation, count > destMax, bad kind, nullptr.
-  EXPECT_EQ(aclrtMemcpy(dev, 256, host.data(), 129, ACL_MEMCPY_HOST_TO_DEVICE),
+  // Past the end of the allocation (its 512-byte caching-allocator block), count > destMax, bad
+  // kind, nullptr.
+  EXPECT_EQ(aclrtMemcpy(static_cast<char*>(dev) + 384, 256, host.data(), 129,
+                        ACL_MEMCPY_HOST_TO_DEVICE),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_THAT(LastError(), HasSubstr("runs past the end of its device allocation"));
-  EXPECT_EQ(aclrtMemcpy(static_cast<char*>(dev) + 100, 64, host.data(), 64,
+  EXPECT_EQ(aclrtMemcpy(static_cast<char*>(dev) + 500, 64, host.data(), 64,
                         ACL_MEMCPY_HOST_TO_DEVICE),
             ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemcpy(dev, 64, host.data(), 128, ACL_MEMCPY_HOST_TO_DEVICE),
@@ -215,7 +217,7 @@ TEST(Acl, MemcpyChecksKindBoundsAndCount) {
   EXPECT_EQ(std::memcmp(host.data(), src.data(), 128), 0);
   // Memset bounds.
   EXPECT_EQ(aclrtMemset(dev, 128, 0x7f, 129), ACL_ERROR_INVALID_PARAM);
-  EXPECT_EQ(aclrtMemset(dev, 256, 0x7f, 129), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemset(static_cast<char*>(dev) + 384, 256, 0x7f, 129), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemset(host.data(), 256, 0x7f, 16), ACL_ERROR_INVALID_PARAM);
   ASSERT_EQ(aclrtMemset(dev, 128, 0x7f, 128), ACL_SUCCESS);
   ASSERT_EQ(aclrtMemcpy(dst.data(), 128, dev, 128, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
@@ -256,31 +258,44 @@ TEST(Acl, AsyncCopiesAndMemsetOnStream) {
 }
 
 TEST(Acl, OutOfMemoryNamesRequestAllocatedAndCapacity) {
+  constexpr size_t kMiB = size_t{1} << 20;
   ASSERT_EQ(aclrtSetDevice(2), ACL_SUCCESS);
-  aicore::rt::SetDeviceMemoryCapacity(2, 1 << 20);
+  // The caching allocator carves 1-10 MiB requests from 20 MiB segments and larger ones from
+  // segments of their size rounded to 2 MiB, so the capacity must be several MiB.
+  aicore::rt::SetDeviceMemoryCapacity(2, 24 * kMiB);
   void* a = nullptr;
-  ASSERT_EQ(aclrtMalloc(&a, 600 * 1024, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&a, 20 * kMiB, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);  // its own segment
   void* b = nullptr;
-  EXPECT_EQ(aclrtMalloc(&b, 500 * 1024, ACL_MEM_MALLOC_HUGE_FIRST),
+  EXPECT_EQ(aclrtMalloc(&b, 5 * kMiB, ACL_MEM_MALLOC_HUGE_FIRST),  // needs a 20 MiB segment
             ACL_ERROR_RT_MEMORY_ALLOCATION);
   EXPECT_EQ(b, nullptr);
   EXPECT_THAT(LastError(),
-              AllOf(HasSubstr("aclrtMalloc"), HasSubstr("out of device memory on device 2"),
-                    HasSubstr("requested 512000 bytes"), HasSubstr("allocated 614400 bytes"),
-                    HasSubstr("capacity 1048576 bytes"), HasSubstr("AICORE_DEVICE_MEMORY_MB")));
+              AllOf(HasSubstr("aclrtMalloc"), HasSubstr("Device out of memory"),
+                    HasSubstr("Tried to allocate 5.00 MiB"),
+                    HasSubstr("Device 2 has a total capacity of 24.00 MiB"),
+                    HasSubstr("of which 4.00 MiB is free"),
+                    HasSubstr("20.00 MiB is allocated by the caching allocator"),
+                    HasSubstr("AICORE_ALLOC_CONF")));
+  // Allocated and reserved are both 20 MiB here, so free is 4 MiB either way.
   size_t free_bytes = 0, total = 0;
   ASSERT_EQ(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total), ACL_SUCCESS);
-  EXPECT_EQ(total, 1u << 20);
-  EXPECT_EQ(free_bytes, (1u << 20) - 614400u);
+  EXPECT_EQ(total, 24 * kMiB);
+  EXPECT_EQ(free_bytes, 4 * kMiB);
   // Other devices are unaffected.
   ASSERT_EQ(aclrtSetDevice(3), ACL_SUCCESS);
-  ASSERT_EQ(aclrtMalloc(&b, 500 * 1024, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&b, 5 * kMiB, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   EXPECT_EQ(aclrtFree(b), ACL_SUCCESS);
-  // Freeing makes room again (the block is charged to device 2 whatever the current device).
+  // Freeing makes room again (the block goes back to device 2's cache whatever the current
+  // device): the same size gets the cached block, a bigger one releases the cache first.
   EXPECT_EQ(aclrtFree(a), ACL_SUCCESS);
   ASSERT_EQ(aclrtSetDevice(2), ACL_SUCCESS);
-  ASSERT_EQ(aclrtMalloc(&b, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&b, 20 * kMiB, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(b, a);
   EXPECT_EQ(aclrtFree(b), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&b, 24 * kMiB, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(b), ACL_SUCCESS);
+  aicore::rt::DeviceEmptyCache(2);
+  aicore::rt::DeviceEmptyCache(3);
   aicore::rt::SetDeviceMemoryCapacity(2, 0);
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
 }
