@@ -38,6 +38,7 @@
 
 #include "aicore/core/status.h"
 #include "aicore/runtime/gm.h"
+#include "aicore/runtime/memory/caching_allocator.h"
 #include "aicore/sim/core.h"
 
 namespace aicore::check {
@@ -268,12 +269,13 @@ class Sanitizer::Impl {
     std::fflush(out);
     return n;
   }
-  void AddLeak(size_t blocks, size_t baseline) {
+  void AddLeak(size_t blocks, size_t baseline, const char* what, const char* free_api) {
     Report r;
     r.kind = DefectKind::kGmLeak;
     r.count = blocks;
-    r.detail = StrCat(blocks, " GmAlloc block(s) are still live (", baseline + blocks,
-                      " live, ", baseline, " when the sanitizer started); call GmFree on each");
+    r.detail = StrCat(blocks, " ", what, " block(s) are still live (", baseline + blocks,
+                      " live, ", baseline, " when the sanitizer started); call ", free_api,
+                      " on each");
     std::lock_guard<std::mutex> lk(reports_mu_);
     reports_.push_back(std::move(r));
   }
@@ -771,7 +773,7 @@ class Sanitizer::Impl {
 
 Sanitizer::Sanitizer(SanitizerOptions options)
     : options_(options), impl_(std::make_unique<Impl>(options)),
-      leak_baseline_(GmLiveBlocks()) {
+      leak_baseline_(GmLiveBlocks()), device_leak_baseline_(memory::LiveBlocksAllDevices()) {
   sim::AttachObserver(this);
 }
 
@@ -788,10 +790,20 @@ size_t Sanitizer::Count(DefectKind kind) const {
 void Sanitizer::Clear() { impl_->Clear(); }
 
 size_t Sanitizer::CheckLeaks() {
+  if (!(options_.tools & kMemcheck)) return 0;
+  size_t found = 0;
   const size_t live = GmLiveBlocks();
-  if (live <= leak_baseline_ || !(options_.tools & kMemcheck)) return 0;
-  impl_->AddLeak(live - leak_baseline_, leak_baseline_);
-  return live - leak_baseline_;
+  if (live > leak_baseline_) {
+    impl_->AddLeak(live - leak_baseline_, leak_baseline_, "GmAlloc", "GmFree");
+    found += live - leak_baseline_;
+  }
+  const size_t device_live = memory::LiveBlocksAllDevices();
+  if (device_live > device_leak_baseline_) {
+    impl_->AddLeak(device_live - device_leak_baseline_, device_leak_baseline_,
+                   "device memory (aclrtMalloc)", "aclrtFree");
+    found += device_live - device_leak_baseline_;
+  }
+  return found;
 }
 
 size_t Sanitizer::PrintNew(std::FILE* out) { return impl_->PrintNew(out); }

@@ -58,7 +58,8 @@ class Sanitizer : public sim::Observer {
  private:
   SanitizerOptions options_;
   std::unique_ptr<Impl> impl_;
-  size_t leak_baseline_ = 0;  // GmAlloc blocks live at construction
+  size_t leak_baseline_ = 0;         // GmAlloc blocks live at construction
+  size_t device_leak_baseline_ = 0;  // device memory blocks (aclrtMalloc) live at construction
 };
 
 }  // namespace aicore::check

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/gm.h"
 #include "kernel_operator.h"
 #include "tests/check/check_test_util.h"
@@ -588,6 +589,22 @@ TEST(Memcheck, GmAllocLeak) {
   sanitizer.Clear();
   EXPECT_EQ(sanitizer.CheckLeaks(), 0u);
   EXPECT_TRUE(sanitizer.reports().empty());
+}
+
+TEST(Memcheck, DeviceMemoryLeak) {
+  Sanitizer sanitizer;
+  void* kept = rt::DeviceMalloc(4096, nullptr);
+  void* freed = rt::DeviceMalloc(512, nullptr);
+  rt::DeviceFree(freed);
+  EXPECT_EQ(sanitizer.CheckLeaks(), 1u);
+  const auto reports = sanitizer.reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].kind, DefectKind::kGmLeak);
+  EXPECT_THAT(reports[0].ToString(),
+              HasSubstr("1 device memory (aclrtMalloc) block(s) are still live"));
+  rt::DeviceFree(kept);
+  sanitizer.Clear();
+  EXPECT_EQ(sanitizer.CheckLeaks(), 0u);
 }
 
 // ---------------------------------------------------------------- initcheck

@@ -1144,6 +1144,18 @@ CachingAllocator& GetDeviceAllocator(int device) {
   return *slot;
 }
 
+size_t LiveBlocksAllDevices() {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  size_t live = 0;
+  for (const auto& a : r.allocators) {
+    if (a != nullptr) {
+      live += static_cast<size_t>(a->GetStats().allocation[kAggregate].current);
+    }
+  }
+  return live;
+}
+
 void SetDeviceMemoryCapacity(int device, size_t bytes) {
   CheckDevice(device, "SetDeviceMemoryCapacity");
   Registry& r = GetRegistry();

@@ -167,6 +167,9 @@ class CachingAllocator {
 // from AICORE_ALLOC_CONF and the capacity set by SetDeviceMemoryCapacity (default
 // DefaultDeviceCapacity()). Throws aicore::Error on a bad device or config.
 CachingAllocator& GetDeviceAllocator(int device);
+// Returns the number of live (allocated, not freed) blocks over every device allocator created so
+// far; creates none. Safe at exit (the registry is never destroyed).
+size_t LiveBlocksAllDevices();
 // Sets the capacity of `device`, before or after its allocator exists.
 void SetDeviceMemoryCapacity(int device, size_t bytes);
 
