@@ -4,7 +4,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_GEN := -G Ninja
 
-.PHONY: all deps build demo test test-quick bench asan tsan install clean
+.PHONY: all deps build demo test test-quick bench fuzz asan tsan install clean
 
 all: build
 
@@ -30,6 +30,14 @@ bench: deps
 	cmake -S . -B build/bench-release $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
 	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
+
+# The caching allocator's libFuzzer target, built with Debian's clang-16, run for FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@bash scripts/install-deps.sh --fuzz
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD) --target runtime_memory_alloc_fuzzer
+	$(BUILD)/tests/runtime/memory/alloc_fuzzer -max_total_time=$(FUZZ_SECONDS)
 
 asan: deps
 	cmake --preset asan-ubsan && cmake --build --preset asan-ubsan -j $(JOBS)

@@ -11,6 +11,12 @@ packages=(
   python3
 )
 
+# `--fuzz` adds the clang that builds the libFuzzer targets (libstdc++'s <source_location> needs
+# clang >= 15; Debian 12's default clang is 14).
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-16 libclang-rt-16-dev)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
