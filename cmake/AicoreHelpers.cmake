@@ -27,7 +27,7 @@ endfunction()
 # aicore_add_isa_sources(TARGET FILE) compiles FILE once per instruction set the host compiler can
 # target (portable, AVX2, AVX-512 on x86-64), each in its own namespace selected by AICORE_ISA.
 # The file defines its functions inside AICORE_ISA_NAMESPACE; a dispatcher picks one at run time.
-# Never -march=native: the binary stays portable.
+# Never tuned to the build host's CPU: the binary stays portable.
 function(aicore_add_isa_sources target file)
   get_filename_component(stem ${file} NAME_WE)
   set(variants "portable")
