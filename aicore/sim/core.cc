@@ -23,8 +23,17 @@
 
 namespace aicore::sim {
 
+namespace internal {
+thread_local constinit Core* current_core = nullptr;
+
+void FailNoCurrentCore() {
+  Fail(StatusCode::kFailedPrecondition, std::source_location::current(),
+       "an AscendC kernel API was called outside a kernel launch (no current core); launch the "
+       "kernel with ICPU_RUN_KF or aicore::Launch");
+}
+}  // namespace internal
+
 namespace {
-thread_local Core* t_current_core = nullptr;
 
 std::atomic<uint64_t>& Seed() {
   static std::atomic<uint64_t> seed{[] {
@@ -129,21 +138,11 @@ void Core::FlushDeferred(Pipe pipe) {
 void SetDifferentialSeed(uint64_t seed) { Seed().store(seed); }
 uint64_t DifferentialSeed() { return Seed().load(); }
 
-Core& CurrentCore() {
-  if (t_current_core == nullptr) [[unlikely]] {
-    Fail(StatusCode::kFailedPrecondition, std::source_location::current(),
-         "an AscendC kernel API was called outside a kernel launch (no current core); launch the "
-         "kernel with ICPU_RUN_KF or aicore::Launch");
-  }
-  return *t_current_core;
-}
-
-Core* CurrentCoreOrNull() { return t_current_core; }
-void SetCurrentCore(Core* core) { t_current_core = core; }
+void SetCurrentCore(Core* core) { internal::current_core = core; }
 
 void KernelFailMessage(StatusCode code, const char* api, const std::source_location& loc,
                        const std::string& message) {
-  Core* core = t_current_core;
+  Core* core = internal::current_core;
   const char* file = loc.file_name();
   const char* base = std::strrchr(file, '/');
   std::string where = StrCat(base ? base + 1 : file, ":", loc.line());

@@ -117,10 +117,22 @@ class Core {
 void SetDifferentialSeed(uint64_t seed);
 uint64_t DifferentialSeed();
 
+namespace internal {
+// The running core of this thread (set by the scheduler around each fiber resume; fibers never
+// migrate, see Note [Fibers stay on their worker]). constinit lets every API call read it
+// directly instead of through a TLS wrapper call.
+extern thread_local constinit Core* current_core;
+[[noreturn]] void FailNoCurrentCore();
+}  // namespace internal
+
 // Returns the core the calling kernel code runs on. Throws FailedPrecondition outside a kernel.
-Core& CurrentCore();
+inline Core& CurrentCore() {
+  Core* core = internal::current_core;
+  if (core == nullptr) [[unlikely]] internal::FailNoCurrentCore();
+  return *core;
+}
 // Returns the current core, or nullptr outside a kernel.
-Core* CurrentCoreOrNull();
+inline Core* CurrentCoreOrNull() { return internal::current_core; }
 // Makes `core` current on this thread (the scheduler's job; nullptr clears).
 void SetCurrentCore(Core* core);
 
