@@ -209,7 +209,9 @@ struct CoreState {
 };
 
 struct CrossFifo {
-  std::deque<Stamp> sets;  // rec holds (core << 32) | record
+  std::deque<Stamp> sets;  // increments; rec holds (core << 32) | record
+  Stamp pending{-1, -1};   // the latest of the sets gathered towards the next increment
+  uint32_t gathered = 0;
 };
 
 class Replayer {
@@ -420,7 +422,15 @@ class Replayer {
           start = r.pipe == Pipe::kS || r.pipe == Pipe::kAll ? issue : std::max(pf, issue);
           end = start;
           if (r.pipe != Pipe::kS && r.pipe != Pipe::kAll) pf = end;
-          cross_[r.key].sets.push_back({end, static_cast<int64_t>((uint64_t{c} << 32) | i)});
+          // One increment needs r.repeat sets (modes 0 and 1, AIVs in mode 2: every
+          // participant's set); it happens when the last of them does.
+          CrossFifo& f = cross_[r.key];
+          if (end >= f.pending.t) f.pending = {end, static_cast<int64_t>((uint64_t{c} << 32) | i)};
+          if (++f.gathered >= std::max<uint32_t>(1, r.repeat)) {
+            f.sets.push_back(f.pending);
+            f.pending = {-1, -1};
+            f.gathered = 0;
+          }
           break;
         }
         case Op::kCrossWait: {

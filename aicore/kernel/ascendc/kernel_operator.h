@@ -9,6 +9,7 @@
 #include "aicore/kernel/copy/ub_to_ub.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
+#include "aicore/kernel/sync/cross_core.h"
 #include "aicore/kernel/sync/sync_all.h"
 #include "aicore/kernel/sys.h"
 #include "aicore/kernel/tensor/global_tensor.h"

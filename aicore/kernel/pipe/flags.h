@@ -66,6 +66,8 @@ constexpr EventPipes PipesOf(HardEvent e) {
 
 // Returns "MTE2_V" etc.
 const char* HardEventName(HardEvent e);
+// Returns the funnel's pipe for an AscendC pipe_t.
+aicore::sim::Pipe ToSimPipe(pipe_t p);
 
 void SetFlagImpl(HardEvent e, int32_t id, const SrcLoc& loc);
 void WaitFlagImpl(HardEvent e, int32_t id, const SrcLoc& loc);

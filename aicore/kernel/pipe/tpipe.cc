@@ -16,6 +16,21 @@ const char* HardEventName(HardEvent e) {
   return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
 }
 
+aicore::sim::Pipe ToSimPipe(pipe_t p) {
+  using P = aicore::sim::Pipe;
+  switch (p) {
+    case PIPE_S: return P::kS;
+    case PIPE_V: return P::kV;
+    case PIPE_M: return P::kM;
+    case PIPE_MTE1: return P::kMte1;
+    case PIPE_MTE2: return P::kMte2;
+    case PIPE_MTE3: return P::kMte3;
+    case PIPE_FIX: return P::kFix;
+    case PIPE_ALL: return P::kAll;
+  }
+  return P::kAll;
+}
+
 namespace {
 
 void CheckEvent(const char* api, HardEvent e, int32_t id, const SrcLoc& loc) {
@@ -40,21 +55,6 @@ aicore::sim::Instr FlagInstr(aicore::sim::Core& core, aicore::sim::InstrKind kin
   in.loc = loc;
   (void)core;
   return in;
-}
-
-aicore::sim::Pipe ToSimPipe(pipe_t p) {
-  using P = aicore::sim::Pipe;
-  switch (p) {
-    case PIPE_S: return P::kS;
-    case PIPE_V: return P::kV;
-    case PIPE_M: return P::kM;
-    case PIPE_MTE1: return P::kMte1;
-    case PIPE_MTE2: return P::kMte2;
-    case PIPE_MTE3: return P::kMte3;
-    case PIPE_FIX: return P::kFix;
-    case PIPE_ALL: return P::kAll;
-  }
-  return P::kAll;
 }
 
 }  // namespace
