@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every example program built in <builddir>/examples (each is named after its folder under
-# examples/), prints the one line each reports, then a summary. Exits non-zero if any fails.
+# Runs every example program built in <builddir>/examples (examples/<folder>/<name>.cpp builds
+# <builddir>/examples/<name>), prints the one line each reports, then a summary. Exits non-zero if any fails.
 # Usage: scripts/demo.sh <builddir>
 set -u
 
@@ -19,17 +19,11 @@ passed=0
 failed=0
 missing=0
 failures=()
-for dir in "$src_dir"/examples/*/; do
-  name=$(basename "$dir")
-  exe=""
-  for candidate in "$build_dir/examples/$name" "$build_dir/examples/$name/$name"; do
-    if [[ -f "$candidate" && -x "$candidate" ]]; then
-      exe=$candidate
-      break
-    fi
-  done
-  if [[ -z "$exe" ]]; then
-    echo "$name: not built (no $build_dir/examples/$name)"
+for src in "$src_dir"/examples/*/*.cpp; do
+  name=$(basename "$src" .cpp)
+  exe="$build_dir/examples/$name"
+  if [[ ! -x "$exe" ]]; then
+    echo "$name: not built (no $exe)"
     missing=$((missing + 1))
     continue
   fi
