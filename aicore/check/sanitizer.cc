@@ -596,8 +596,11 @@ class Sanitizer::Impl {
     const Clock c = ++cs.cnt[Idx(p)];
     const uint32_t site = Intern(cs, in.api, in.loc, p);
     // Level-0 vector records span whole tensors, not the mask- and stride-selected bytes (see
-    // docs/sanitizer.md), so their reads are not held against initcheck.
-    const bool imprecise = in.kind == sim::InstrKind::kCompute && in.repeat > 0;
+    // docs/sanitizer.md), so their reads are not held against initcheck. Nor are LoadData's
+    // (MTE1) reads: it moves whole 512-byte fractals, including the rows past an M/N tail that
+    // Nd2Nz leaves unwritten and Mmad then ignores.
+    const bool imprecise = (in.kind == sim::InstrKind::kCompute && in.repeat > 0) ||
+                           (in.kind == sim::InstrKind::kCopy && p == Pipe::kMte1);
     const bool atomic = cs.core->atomic_mode != 0;
     const bool transfer = in.kind == sim::InstrKind::kCopy;
     cs.findings.clear();
