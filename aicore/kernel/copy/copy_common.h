@@ -73,6 +73,11 @@ inline void CopyBlocks(uint8_t* dst, uint64_t dst_pitch, const uint8_t* src, uin
   for (uint32_t i = 0; i < count; ++i) std::memmove(dst + i * dst_pitch, src + i * src_pitch, len);
 }
 
+// Copies like CopyBlocks from GM, then prefetches the bytes that follow a long contiguous read
+// (See Note [Prefetching GM reads]).
+void ReadGm(uint8_t* dst, uint64_t dst_pitch, const uint8_t* src, uint64_t src_pitch,
+            uint32_t count, uint64_t len);
+
 // Copies like CopyBlocks, or accumulates into GM when `atomic_mode` (the core's mode when the copy
 // was issued: SetAtomicAdd/Max/Min) is set: dst = op(dst, src) element-wise in `dt`, serialised
 // across cores.
@@ -154,6 +159,8 @@ void BlockedCopy(const Dst& dst, const Src& src, const CopyShape& s, const SrcLo
     core.Execute(kPipe, [mode = core.atomic_mode, d, p, s] {
       AtomicCopyBlocks(mode, d, s.dst_pitch, p, s.src_pitch, s.count, s.len, aicore::DTypeOf<T>());
     });
+  } else if constexpr (kSrcGm) {
+    core.Execute(kPipe, [d, p, s] { ReadGm(d, s.dst_pitch, p, s.src_pitch, s.count, s.len); });
   } else {
     core.Execute(kPipe, [d, p, s] { CopyBlocks(d, s.dst_pitch, p, s.src_pitch, s.count, s.len); });
   }
