@@ -345,3 +345,51 @@ TEST(PerfModelTest, InvariantsHoldOverManyConfigurations) {
 
 }  // namespace
 }  // namespace perf_test
+
+namespace perf_test {
+namespace {
+
+// Mode 2 from the AIVs: the AIC's counter goes up when the second AIV sets, so its wait ends
+// with the later of the two sets, not the first.
+TEST(PerfModelTest, CrossCoreWaitEndsWithTheLastSetOfItsIncrement) {
+  std::vector<half> x(8192, half(1.0f));
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  aicore::LaunchOptions o;
+  o.mode = aicore::KernelMode::kMix;
+  auto st = aicore::RunKernel("cross", 1, o, [=] {
+    if (ASCEND_IS_AIC) {
+      CrossCoreWaitFlag<2, PIPE_S>(1);
+      return;
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8192 * sizeof(half));
+    GlobalTensor<half> gm;
+    gm.SetGlobalBuffer(px, 8192);
+    LocalTensor<half> ub = buf.Get<half>();
+    DataCopy(ub, gm, GetSubBlockIdx() == 0 ? 256 : 8192);  // AIV 1 copies 32x more
+    CrossCoreSetFlag<2, PIPE_MTE2>(1);
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  int aic = -1, aiv0 = -1, aiv1 = -1;
+  for (size_t c = 0; c < r.record->cores.size(); ++c) {
+    const std::string& name = r.record->cores[c]->name;
+    if (name == "AIC 0") aic = static_cast<int>(c);
+    if (name == "AIV 0") aiv0 = static_cast<int>(c);
+    if (name == "AIV 1") aiv1 = static_cast<int>(c);
+  }
+  ASSERT_TRUE(aic >= 0 && aiv0 >= 0 && aiv1 >= 0);
+  const size_t set0 = Find(r, "CrossCoreSetFlag", Pipe::kMte2, 0, aiv0);
+  const size_t set1 = Find(r, "CrossCoreSetFlag", Pipe::kMte2, 0, aiv1);
+  const size_t wait = Find(r, "CrossCoreWaitFlag", Pipe::kS, 0, aic);
+  const double last = std::max(r.timeline.cores[aiv0].end[set0], r.timeline.cores[aiv1].end[set1]);
+  EXPECT_GT(r.timeline.cores[aiv1].end[set1], r.timeline.cores[aiv0].end[set0]);
+  EXPECT_NEAR(r.timeline.cores[aic].end[wait], last, kEps);
+}
+
+}  // namespace
+}  // namespace perf_test
