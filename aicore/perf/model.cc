@@ -21,6 +21,15 @@
 //   share the HBM equally (hbm_gbps / clock / streams bytes per cycle each) and a GM copy runs at
 //   min(its pipe's bytes per cycle, that share). A static fair share: simple and deterministic,
 //   but it charges contention even while other streams are idle.
+//
+// Note [L2 reuse]
+// GM reads pass through the chip's L2 (192 MB on a 910B), so a byte read again in the same launch
+// comes from L2, not HBM: a matmul that reloads panels of A and B is fed at L2 bandwidth. The
+// model counts, over all cores, the GM bytes copies read (R) and their distinct footprint (D);
+// when D fits in L2, a fraction h = 1 - D/R of every GM read is an L2 hit that costs
+// bytes / l2_read_bytes_per_cycle and takes no HBM share, the rest costs as before. Order-free
+// and deterministic; it does not say which read misses (the first one would), and a footprint
+// larger than L2 gets no reuse at all (h = 0). Writes still go to the HBM.
 #include "aicore/perf/model.h"
 
 #include <algorithm>
@@ -76,6 +85,10 @@ CostModel::CostModel(const arch::Chip& chip) {
   mte2_bw_ = Need(chip, p, "mte2_bytes_per_cycle");
   mte2_head_ = Need(chip, p, "mte2_head_cycles");
   mte2_startup_ = Need(chip, p, "mte2_startup_cycles");
+  if (p.contains("l2_read_bytes_per_cycle")) {  // optional: without it, no L2 reuse
+    l2_read_bw_ = Need(chip, p, "l2_read_bytes_per_cycle");
+    l2_bytes_ = static_cast<double>(chip.l2_bytes);
+  }
   mte3_bw_ = Need(chip, p, "mte3_bytes_per_cycle");
   mte3_head_ = Need(chip, p, "mte3_head_cycles");
   mte3_startup_ = Need(chip, p, "mte3_startup_cycles");
@@ -158,10 +171,17 @@ double CostModel::PipeBytesPerCycle(const Record& r) const {
   }
 }
 
-double CostModel::Cost(const Record& r, double gm_bytes_per_cycle) const {
+double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit) const {
   const bool gm = r.dst == arch::Buffer::kGm || r.src == arch::Buffer::kGm;
   const double bytes = static_cast<double>(r.bytes);
   auto rate = [&](double pipe_bw) { return gm ? std::min(pipe_bw, gm_bytes_per_cycle) : pipe_bw; };
+  if (r.op == Op::kCopy && r.src == arch::Buffer::kGm && l2_hit > 0 && l2_read_bw_ > 0 &&
+      (r.pipe == Pipe::kMte2 || r.pipe == Pipe::kMte1)) {
+    const double head = r.pipe == Pipe::kMte2 ? mte2_head_ : mte1_head_;
+    const double pipe_bw = r.pipe == Pipe::kMte2 ? mte2_bw_ : PipeBytesPerCycle(r);
+    return head + bytes * (1 - l2_hit) / std::min(pipe_bw, gm_bytes_per_cycle) +
+           bytes * l2_hit / l2_read_bw_;
+  }
   switch (r.pipe) {
     case Pipe::kV:
       if (r.op == Op::kCopy) return VectorCost("Copy", r.dtype, r.elements, r.repeat);
@@ -271,8 +291,35 @@ class Replayer {
       for (bool b : gm) streams += b;
     }
     tl_.gm_streams = streams;
+    MeasureReuse();
     tl_.gm_share_bytes_per_cycle =
         streams > 0 ? m_.hbm_bytes_per_cycle() / streams : m_.hbm_bytes_per_cycle();
+  }
+
+  // Sets the L2 hit fraction of GM reads (Note [L2 reuse]).
+  void MeasureReuse() {
+    std::vector<GmRange> all;
+    for (const auto& core : l_.cores) {
+      all.insert(all.end(), core->gm_reads.begin(), core->gm_reads.end());
+      tl_.gm_read_bytes += core->gm_read_bytes;
+    }
+    std::sort(all.begin(), all.end(), [](const GmRange& a, const GmRange& b) { return a.lo < b.lo; });
+    uint64_t distinct = 0, lo = 0, hi = 0;
+    for (const GmRange& r : all) {
+      if (r.lo > hi) {
+        distinct += hi - lo;
+        lo = r.lo;
+        hi = r.hi;
+      } else {
+        hi = std::max(hi, r.hi);
+      }
+    }
+    distinct += hi - lo;
+    tl_.gm_read_distinct_bytes = distinct;
+    const double read = static_cast<double>(tl_.gm_read_bytes);
+    if (read > 0 && m_.l2_read_bytes_per_cycle() > 0 && distinct <= m_.l2_bytes()) {
+      tl_.l2_hit_fraction = std::max(0.0, 1.0 - static_cast<double>(distinct) / read);
+    }
   }
 
   int Capacity(sim::CoreType t) const {
@@ -339,7 +386,7 @@ class Replayer {
         case Op::kCompute:
         case Op::kCopy: {
           if (r.pipe == Pipe::kS || r.pipe == Pipe::kAll) {
-            end = issue + m_.Cost(r, share);
+            end = issue + m_.Cost(r, share, tl_.l2_hit_fraction);
             s.issue = end;
             ct.busy[0] += end - issue;
             ++ct.count[0];
@@ -348,7 +395,7 @@ class Replayer {
             ct.end[i] = end;
             continue;
           }
-          double cost = m_.Cost(r, share);
+          double cost = m_.Cost(r, share, tl_.l2_hit_fraction);
           if (!s.started[p]) {
             s.started[p] = true;
             cost += m_.Startup(r.pipe);

@@ -22,7 +22,11 @@ class CostModel {
 
   // Returns the cycles `r` occupies its pipe, excluding the per-core pipe start-up, when GM
   // traffic flows at `gm_bytes_per_cycle` at most.
-  double Cost(const Record& r, double gm_bytes_per_cycle) const;
+  // `l2_hit` is the fraction of a GM read's bytes that L2 serves (Note [L2 reuse]).
+  double Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit = 0) const;
+  // L2 capacity and read bandwidth (0 when the preset gives none: no L2 reuse).
+  double l2_bytes() const { return l2_bytes_; }
+  double l2_read_bytes_per_cycle() const { return l2_read_bw_; }
   // Returns the cycles a core's first instruction on `p` pays once (MTE2/MTE3 start-up, V head).
   double Startup(sim::Pipe p) const;
   // Returns the peak rate of the pipe that moves GM bytes for `r`, in bytes per cycle.
@@ -51,6 +55,7 @@ class CostModel {
   double scalar_cycles_ = 0;
   double vector_bytes_per_cycle_ = 0, vector_head_ = 0, vector_default_b_ = 0;
   double mte2_bw_ = 0, mte2_head_ = 0, mte2_startup_ = 0;
+  double l2_bytes_ = 0, l2_read_bw_ = 0;
   double mte3_bw_ = 0, mte3_head_ = 0, mte3_startup_ = 0;
   double mte1_l0a_bw_ = 0, mte1_l0b_bw_ = 0, mte1_bt_bw_ = 0, mte1_head_ = 0;
   double fix_bw_ = 0, fix_head_ = 0;
@@ -88,6 +93,9 @@ struct Timeline {
   std::vector<Edge> edges;
   double body_cycles = 0;  // max over cores of finish
   double issue_cycles = 0;  // scalar cycles per issued instruction
+  uint64_t gm_read_bytes = 0;           // GM bytes read by copies, all cores
+  uint64_t gm_read_distinct_bytes = 0;  // ... counting each byte once (the HBM's share)
+  double l2_hit_fraction = 0;           // of GM read bytes served by L2 (Note [L2 reuse])
   int gm_streams = 0;  // (core, pipe) pairs that move GM bytes, sharing the HBM
   double gm_share_bytes_per_cycle = 0;  // each stream's fair share of the HBM
   std::vector<std::string> notes;  // model approximations that were hit (e.g. unmatched waits)

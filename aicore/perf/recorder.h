@@ -98,11 +98,20 @@ class RecordLog {
   size_t size_ = 0;
 };
 
+// A byte range [lo, hi) of GM.
+struct GmRange {
+  uint64_t lo = 0, hi = 0;
+};
+
 // The stream of one core of one launch.
 struct CoreStream {
   sim::CoreIdentity id;
   std::string name;  // "AIV 3"
   RecordLog records;
+  // The GM bytes its copies read, as ranges (adjacent reads merged), and their total: the timing
+  // model's L2 reuse (Note [L2 reuse] in model.cc).
+  std::vector<GmRange> gm_reads;
+  uint64_t gm_read_bytes = 0;
 };
 
 // One recorded launch: the kernel, the chip it ran on and the cores' streams, ordered by core type

@@ -83,9 +83,10 @@ std::string SummaryText(const std::vector<LaunchResult>& results) {
       }
     }
     o += "\n";
-    o += StrCat("  GM             read ", r.gm_read_bytes, " B, write ", r.gm_write_bytes, " B, ",
-                F(r.achieved_gbps, 1), " GB/s (", F(100 * t.bandwidth_utilisation, 1),
-                "% of HBM)\n");
+    o += StrCat("  GM             read ", r.gm_read_bytes, " B (", F(100 * r.l2_hit_fraction, 1),
+                "% from L2), write ", r.gm_write_bytes, " B, ", F(r.achieved_gbps, 1),
+                " GB/s; HBM ", F(r.hbm_gbps, 1), " GB/s (", F(100 * t.bandwidth_utilisation, 1),
+                "% of peak)\n");
     o += StrCat("  flops          ", r.flops, " (", F(r.achieved_gflops, 1), " GFLOP/s)\n");
     o += StrCat("  triangle       density ", F(t.compute_density, 3), " flop/B (balance ",
                 F(t.balance_point, 1), ") | bandwidth ", F(100 * t.bandwidth_utilisation, 1),
@@ -118,6 +119,8 @@ std::string SummaryJson(const std::vector<LaunchResult>& results) {
     j["gm_read_bytes"] = r.gm_read_bytes;
     j["gm_write_bytes"] = r.gm_write_bytes;
     j["achieved_gbps"] = r.achieved_gbps;
+    j["l2_hit_fraction"] = r.l2_hit_fraction;
+    j["hbm_gbps"] = r.hbm_gbps;
     j["flops"] = r.flops;
     j["achieved_gflops"] = r.achieved_gflops;
     for (const auto& [k, v] : r.metrics) j["metrics"][k] = v;
@@ -539,8 +542,10 @@ std::string ReportHtml(const std::vector<LaunchResult>& results) {
     row("cores used / available", StrCat(t.cores_used, " / ", t.cores_available));
     row("instructions", StrCat(r.instructions));
     row("GM read / write", StrCat(r.gm_read_bytes, " B / ", r.gm_write_bytes, " B"));
-    row("GM bandwidth", StrCat(F(r.achieved_gbps, 1), " GB/s (",
-                               F(100 * t.bandwidth_utilisation, 1), "% of HBM)"));
+    row("GM bandwidth", StrCat(F(r.achieved_gbps, 1), " GB/s; ", F(100 * r.l2_hit_fraction, 1),
+                               "% of reads from L2"));
+    row("HBM bandwidth", StrCat(F(r.hbm_gbps, 1), " GB/s (", F(100 * t.bandwidth_utilisation, 1),
+                                "% of peak)"));
     row("flops", StrCat(r.flops, " (", F(r.achieved_gflops, 1), " GFLOP/s)"));
     row("compute density", StrCat(F(t.compute_density, 3), " flop/B (balance point ",
                                   F(t.balance_point, 1), ")"));

@@ -144,6 +144,10 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   const double gm_bytes = static_cast<double>(res.gm_read_bytes + res.gm_write_bytes);
   const double body_s = res.body_us * 1e-6;
   res.achieved_gbps = body_s > 0 ? gm_bytes / body_s / 1e9 : 0;
+  res.l2_hit_fraction = tl.l2_hit_fraction;
+  const double hbm_bytes = static_cast<double>(res.gm_read_bytes) * (1 - tl.l2_hit_fraction) +
+                           static_cast<double>(res.gm_write_bytes);
+  res.hbm_gbps = body_s > 0 ? hbm_bytes / body_s / 1e9 : 0;
   res.achieved_gflops = body_s > 0 ? static_cast<double>(res.flops) / body_s / 1e9 : 0;
 
   // msprof-like metrics per core type present.
@@ -218,7 +222,7 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   tr.compute_density = rf.density;
   tr.balance_point = rf.peak_bytes_per_s > 0 ? rf.peak_flops_per_s / rf.peak_bytes_per_s : 0;
   tr.bandwidth_utilisation =
-      rf.peak_bytes_per_s > 0 ? res.achieved_gbps * 1e9 / rf.peak_bytes_per_s : 0;
+      rf.peak_bytes_per_s > 0 ? res.hbm_gbps * 1e9 / rf.peak_bytes_per_s : 0;
   std::map<int64_t, bool> physical;  // distinct physical cores of the dominant type
   sim::CoreType main_type = sim::CoreType::kAiv;
   if (!res.cores.empty()) main_type = res.cores.back().type;
@@ -256,7 +260,7 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   auto& adv = res.advice;
   const double share = tl.gm_share_bytes_per_cycle;
   if (tr.corner == "memory" && tr.bandwidth_utilisation >= kHbmBound) {
-    adv.push_back(StrCat("GM traffic runs at ", Fmt(res.achieved_gbps), " GB/s, ",
+    adv.push_back(StrCat("HBM traffic runs at ", Fmt(res.hbm_gbps), " GB/s, ",
                          Pct(tr.bandwidth_utilisation), " of the HBM's ", Fmt(chip.hbm_gbps, 0),
                          " GB/s: only moving fewer GM bytes helps (fuse neighbouring ops, reuse "
                          "tiles, narrower dtypes)."));
@@ -264,6 +268,11 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
     adv.push_back(StrCat(tr.binding_pipe, " is busy ", Pct(tr.binding_ratio),
                          " of the time while the HBM is only ", Pct(tr.bandwidth_utilisation),
                          " used: the per-core copy path binds; spread the data over more cores."));
+  } else if (tr.corner == "compute" && bp == Pipe::kS) {
+    adv.push_back(StrCat("the scalar unit is busy ", Pct(tr.binding_ratio),
+                         " of the time and binds the kernel: element-wise GetValue/SetValue "
+                         "loops or scalar waits (PIPE_S flags) serialise it; move the work to "
+                         "vector instructions."));
   } else if (tr.corner == "compute") {
     adv.push_back(StrCat(tr.binding_pipe, " is busy ", Pct(tr.binding_ratio),
                          " of the time and binds the kernel: remove redundant ",

@@ -71,6 +71,8 @@ struct LaunchResult {
   std::vector<std::pair<std::string, double>> metrics;
   uint64_t gm_read_bytes = 0, gm_write_bytes = 0, flops = 0, instructions = 0;
   double achieved_gbps = 0;       // GM bytes over the body time
+  double l2_hit_fraction = 0;     // of GM read bytes served by L2 (Note [L2 reuse], model.cc)
+  double hbm_gbps = 0;            // HBM bytes (GM bytes less L2 hits) over the body time
   double achieved_gflops = 0;
   Triangle triangle;
   Roofline roofline;

@@ -391,5 +391,40 @@ TEST(PerfModelTest, CrossCoreWaitEndsWithTheLastSetOfItsIncrement) {
   EXPECT_NEAR(r.timeline.cores[aic].end[wait], last, kEps);
 }
 
+
+// Reading the same 8 KiB twice: R = 16 KiB, D = 8 KiB, so half of every GM read comes from L2
+// (Note [L2 reuse]); both copies cost head + bytes * (0.5 / HBM-share rate + 0.5 / L2 rate).
+TEST(PerfModelTest, RereadsAreServedByL2) {
+  constexpr int kN = 4096;
+  std::vector<half> x(kN, half(1.0f));
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  auto st = aicore::RunKernel("reread", 1, {}, [=] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kN * sizeof(half));
+    GlobalTensor<half> gm;
+    gm.SetGlobalBuffer(px, kN);
+    LocalTensor<half> ub = buf.Get<half>();
+    DataCopy(ub, gm, kN);
+    DataCopy(ub, gm, kN);
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  const auto& chip = aicore::arch::DefaultChip();
+  const K k(chip, 1);  // one GM stream: MTE2
+  const double l2 = Pipes(chip, "l2_read_bytes_per_cycle");
+  const double bytes = kN * sizeof(half);
+  const double cost = k.h2 + bytes * (0.5 / k.rate2 + 0.5 / l2);
+  const auto& c = r.timeline.cores[0];
+  const size_t first = Find(r, "DataCopy", Pipe::kMte2, 0);
+  const size_t second = Find(r, "DataCopy", Pipe::kMte2, 1);
+  EXPECT_NEAR(r.timeline.l2_hit_fraction, 0.5, kEps);
+  EXPECT_NEAR(c.end[first] - c.start[first], k.st2 + cost, kEps);
+  EXPECT_NEAR(c.end[second] - c.start[second], cost, kEps);
+  EXPECT_NEAR(r.l2_hit_fraction, 0.5, kEps);
+}
 }  // namespace
 }  // namespace perf_test
