@@ -28,7 +28,7 @@ test-quick: build
 
 bench: deps
 	cmake -S . -B build/bench-release $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
-	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc
+	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc bench_matmul
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
 
 # The caching allocator's libFuzzer target, built with Debian's clang-16, run for FUZZ_SECONDS.

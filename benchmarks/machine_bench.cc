@@ -90,6 +90,42 @@ void BM_FmaPeak(benchmark::State& state) {
 BENCHMARK(BM_FmaPeak)->Name("machine/fma_fp32_peak")->MeasureProcessCPUTime()->Repetitions(5)
     ->ReportAggregatesOnly(true);
 
+#if defined(__x86_64__)
+// VDPBF16PS: each instruction multiplies 16 lane pairs of bf16 and adds both products to a float
+// lane (64 FLOP); 16 independent accumulators cover its latency on two ports.
+__attribute__((target("avx512f,avx512bf16"))) float DpBf16Avx512(int64_t steps) {
+  __m512 acc[kAccumulators];
+  for (int k = 0; k < kAccumulators; ++k) acc[k] = _mm512_set1_ps(0.001f * k);
+  const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f803f80);  // (1.0, 1.0)
+  const __m512bh b = (__m512bh)_mm512_set1_epi32(0x33d633d6);  // (1e-7, 1e-7) roughly
+  for (int64_t i = 0; i < steps; ++i) {
+    for (int k = 0; k < kAccumulators; ++k) acc[k] = _mm512_dpbf16_ps(acc[k], a, b);
+  }
+  __m512 sum = acc[0];
+  for (int k = 1; k < kAccumulators; ++k) sum = _mm512_add_ps(sum, acc[k]);
+  return _mm512_reduce_add_ps(sum);
+}
+#endif
+
+// Skipped (no row) on CPUs without AVX512_BF16.
+void BM_Bf16Peak(benchmark::State& state) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    state.SkipWithError("skipped: no AVX512_BF16 on this CPU");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(DpBf16Avx512(kFmaSteps));
+  state.counters["flops_per_s"] = benchmark::Counter(
+      64.0 * kAccumulators * static_cast<double>(kFmaSteps),
+      benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel("avx512_bf16 vdpbf16ps");
+#else
+  state.SkipWithError("skipped: no AVX512_BF16 on this CPU");
+#endif
+}
+BENCHMARK(BM_Bf16Peak)->Name("machine/fma_bf16_peak")->MeasureProcessCPUTime()->Repetitions(5)
+    ->ReportAggregatesOnly(true);
+
 // The three STREAM arrays, allocated and touched once for all stream rows.
 struct StreamArrays {
   uint64_t n;

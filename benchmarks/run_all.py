@@ -38,6 +38,9 @@ def run_binary(path, bench_filter, env):
     rows = {}
     for b in data.get("benchmarks", []):
         if b.get("error_occurred"):
+            if b.get("error_message", "").startswith("skipped:"):  # e.g. no AVX512_BF16
+                print(f"{b.get('name')}: {b['error_message']}", file=sys.stderr)
+                continue
             raise RuntimeError(f"{b.get('name')}: {b.get('error_message')}")
         # With repetitions only aggregates are reported: keep the median.
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
@@ -63,6 +66,40 @@ def find(rows, name):
     return None
 
 
+def matmul_rows(results, add, counter, fma_gf, bf16_gf):
+    """Adds the BLAS baselines and the matmul rows with their ratios (see benchmarks/README.md)."""
+    def gflops(entry):
+        v = counter(entry, "flops_per_s")
+        return v and v / 1e9
+
+    blas = {}  # shape -> best baseline GFLOP/s
+    for run, entry in sorted(results.items()):
+        base = base_name(run)
+        if base.startswith("baseline/"):
+            gf = gflops(entry)
+            add(base, "gflops", gf, "GFLOP/s", note=entry.get("label", "") + " 1 thread")
+            shape = base.rsplit("/", 1)[1]
+            if gf:
+                blas[shape] = max(blas.get(shape, 0.0), gf)
+    for run, entry in sorted(results.items()):
+        base = base_name(run)
+        if not base.startswith("matmul/"):
+            continue
+        gf = gflops(entry)
+        dtype, shape = base.split("/")[2], base.split("/")[3]
+        best = blas.get(shape)
+        if dtype == "bf16":
+            add(base, "ratio_to_bf16_peak", gf, "GFLOP/s", bf16_gf, bf16_gf and gf / bf16_gf,
+                note="target >= 0.80")
+        else:
+            note = "fp16 inputs converted to fp32" if dtype == "fp16" else "target >= 0.85"
+            add(base, "ratio_to_fma_peak", gf, "GFLOP/s", fma_gf, fma_gf and gf / fma_gf,
+                note=note)
+            add(base, "ratio_to_best_blas", gf, "GFLOP/s", best, best and gf / best,
+                note="best of OpenBLAS and oneDNN sgemm (fp32) in this run" +
+                     (", target >= 0.95" if dtype == "fp32" else ""))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -79,13 +116,19 @@ def main():
     load_start = load_average()
 
     results = {}
+    # The BLAS baselines run on one thread with the library's own best kernel: a machine-wide
+    # OPENBLAS_CORETYPE (set on some hosts) would pin OpenBLAS to an older kernel.
+    blas_env = dict(env, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", AICORE_THREADS="1")
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        blas_env.pop(var, None)
     for binary in ("bench_machine", "bench_vector", "bench_sim", "bench_check", "bench_perf",
-                   "alloc/bench_alloc"):
+                   "alloc/bench_alloc", "bench_matmul"):
         path = os.path.join(bench_dir, binary)
         if not os.access(path, os.X_OK):
             print(f"error: {path} is missing (build the bench_* targets first)", file=sys.stderr)
             return 1
-        results.update(run_binary(path, args.filter, env))
+        results.update(run_binary(path, args.filter,
+                                  blas_env if binary == "bench_matmul" else env))
     load_end = load_average()
 
     def counter(entry, name):
@@ -110,6 +153,12 @@ def main():
     note = f"{array_mb / 2**20:.0f} MiB arrays" if array_mb else ""
     add("machine/stream_copy", "bandwidth", copy and copy / 1e9, "GB/s", note=note)
     add("machine/stream_add", "bandwidth", add_bw and add_bw / 1e9, "GB/s", note=note)
+
+    bf16 = counter(find(results, "machine/fma_bf16_peak"), "flops_per_s")
+    add("machine/fma_bf16_peak", "gflops", bf16 and bf16 / 1e9, "GFLOP/s",
+        note="VDPBF16PS, 16 accumulators")
+    fma_gf = counter(fma, "flops_per_s") and counter(fma, "flops_per_s") / 1e9
+    matmul_rows(results, add, counter, fma_gf, bf16 and bf16 / 1e9)
 
     def kernel_row(name, run, baseline, metric, target):
         bw = counter(find(results, run), "bytes_per_s")

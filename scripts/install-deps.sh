@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build git pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev
   python3
 )
 

@@ -135,9 +135,14 @@ uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::
                  " has no local buffer on ", chip.name);
   }
   if (!core_->HasBuffer(b)) {
+    const bool vector_buffer = b == aicore::arch::Buffer::kUb;
     detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc, "position ", pos_name,
                  " lives in ", aicore::arch::BufferName(b), ", which ", core_->Name(),
-                 " does not have on ", chip.name, " (split chip: UB is on the AIV, L1/L0 on the AIC)");
+                 " does not have on ", chip.name,
+                 " (split chip: UB is on the AIV, L1/L0A/L0B/L0C/BT/FB on the AIC); ",
+                 vector_buffer
+                     ? "allocate it in AIV code (KernelMode::kAiv or kMix)"
+                     : "launch with KernelMode::kAic or kMix and allocate it in AIC code");
   }
   if (buffers_ + buffers > detail::kMaxQueueBuffers) {
     detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, "TPipe would hold ",
@@ -150,11 +155,20 @@ uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::
   if (start + bytes > cap) {
     detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, pos_name,
                  " buffer of ", bytes, " B does not fit in ", aicore::arch::BufferName(b), ": ",
-                 cap - std::min(cap, start), " B of ", cap, " B are left on ", chip.name);
+                 cap - std::min(cap, start), " B of ", cap, " B are left on ", chip.name,
+                 " (", used, " B already used by this TPipe, next start aligned to ", align,
+                 " B)");
   }
   used = start + bytes;
   buffers_ += buffers;
   return core_->LocalBase(b) + start;
+}
+
+uint32_t TPipe::BufferAlign(TPosition pos) const {
+  const auto& chip = core_->chip();
+  const aicore::arch::Buffer b = chip.BufferOf(ToArch(pos));
+  if (b == aicore::arch::Buffer::kNone || b == aicore::arch::Buffer::kGm) return 32;
+  return std::max<uint32_t>(32, chip.spec(b).align);
 }
 
 event_t TPipe::AllocEvent(HardEvent e, const detail::SrcLoc& loc) {

@@ -326,7 +326,8 @@ class TPipe {
   TPipe(const TPipe&) = delete;
   TPipe& operator=(const TPipe&) = delete;
 
-  // Gives `q` `num` buffers of `len` bytes (rounded up to 32) in its position's physical buffer.
+  // Gives `q` `num` buffers of `len` bytes (rounded up to 32 B, or to the physical buffer's start
+  // alignment when larger, e.g. 512 B in L0A/L0B) in its position's physical buffer.
   template <TPosition src, TPosition dst, int32_t depth, auto mask>
   bool InitBuffer(TQueBind<src, dst, depth, mask>& q, uint8_t num, uint32_t len,
                   detail::SrcLoc loc = detail::SrcLoc::current()) {
@@ -341,7 +342,9 @@ class TPipe {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, "InitBuffer", loc,
                    "the queue already has buffers (InitBuffer called twice)");
     }
-    const uint32_t aligned = (len + 31u) & ~31u;
+    // Every buffer of the queue starts on the physical buffer's alignment (512 B in L0A/L0B).
+    const uint32_t align = BufferAlign(pos);
+    const uint32_t aligned = (len + align - 1) / align * align;
     s.base = Carve(pos, uint64_t{aligned} * num, num, loc);
     s.len = aligned;
     s.num = num;
@@ -388,6 +391,8 @@ class TPipe {
 
  private:
   uint8_t* Carve(TPosition pos, uint64_t bytes, int buffers, const detail::SrcLoc& loc);
+  // Returns the start alignment (>= 32 B) of the physical buffer behind `pos`.
+  uint32_t BufferAlign(TPosition pos) const;
   event_t AllocEvent(HardEvent e, const detail::SrcLoc& loc);
   void ReleaseEvent(HardEvent e, event_t id, const detail::SrcLoc& loc);
   event_t FetchEvent(HardEvent e);

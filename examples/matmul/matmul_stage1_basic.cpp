@@ -1,0 +1,201 @@
+// Matmul, stage 1 of 5: C = A * B on one AI Core (AIC), the straightforward way. Every
+// baseM x baseN block of C walks K in baseK steps; each step copies one A tile and one B tile
+// GM -> L1 (ND -> Nz), L1 -> L0A/L0B, multiplies into L0C, and the block leaves through Fixpipe.
+// Single-buffered queues: nothing overlaps, and each tile is fetched from GM again for every
+// block that needs it. A: M x K half, B: K x N half, C: M x N float, all row-major (ND).
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+namespace {
+constexpr int32_t kBaseM = 64;
+constexpr int32_t kBaseN = 64;
+constexpr int32_t kBaseK = 64;
+constexpr int32_t kFrac = 16;  // fractal edge for half: 16 x 16
+}  // namespace
+
+class MatmulStage1 {
+ public:
+  __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint32_t m, uint32_t n,
+                              uint32_t k) {
+    m_ = m;
+    n_ = n;
+    k_ = k;
+    aGm_.SetGlobalBuffer((__gm__ half*)a, m * k);
+    bGm_.SetGlobalBuffer((__gm__ half*)b, k * n);
+    cGm_.SetGlobalBuffer((__gm__ float*)c, m * n);
+    pipe_.InitBuffer(inQueueA1_, 1, kBaseM * kBaseK * sizeof(half));
+    pipe_.InitBuffer(inQueueB1_, 1, kBaseK * kBaseN * sizeof(half));
+    pipe_.InitBuffer(inQueueA2_, 1, kBaseM * kBaseK * sizeof(half));
+    pipe_.InitBuffer(inQueueB2_, 1, kBaseK * kBaseN * sizeof(half));
+    pipe_.InitBuffer(outQueueCO1_, 1, kBaseM * kBaseN * sizeof(float));
+  }
+
+  __aicore__ inline void Process() {
+    for (uint32_t mo = 0; mo < m_; mo += kBaseM) {
+      for (uint32_t no = 0; no < n_; no += kBaseN) {
+        LocalTensor<float> c1 = outQueueCO1_.AllocTensor<float>();
+        for (uint32_t ko = 0; ko < k_; ko += kBaseK) {
+          CopyIn(mo, no, ko);
+          SplitA();
+          SplitB();
+          Compute(c1, ko == 0);
+        }
+        outQueueCO1_.EnQue(c1);
+        CopyOut(mo, no);
+      }
+    }
+  }
+
+ private:
+  // GM -> L1: one baseM x baseK tile of A and one baseK x baseN tile of B, ND -> Nz.
+  __aicore__ inline void CopyIn(uint32_t mo, uint32_t no, uint32_t ko) {
+    LocalTensor<half> a1 = inQueueA1_.AllocTensor<half>();
+    LocalTensor<half> b1 = inQueueB1_.AllocTensor<half>();
+    Nd2NzParams p;
+    p.ndNum = 1;
+    p.nValue = kBaseM;
+    p.dValue = kBaseK;
+    p.srcNdMatrixStride = 0;
+    p.srcDValue = k_;
+    p.dstNzC0Stride = kBaseM;  // rows per column block, in 32 B units
+    p.dstNzNStride = 1;
+    p.dstNzMatrixStride = 0;
+    DataCopy(a1, aGm_[mo * k_ + ko], p);
+    p.nValue = kBaseK;
+    p.dValue = kBaseN;
+    p.srcDValue = n_;
+    p.dstNzC0Stride = kBaseK;
+    DataCopy(b1, bGm_[ko * n_ + no], p);
+    inQueueA1_.EnQue(a1);
+    inQueueB1_.EnQue(b1);
+  }
+
+  // L1 (Nz) -> L0A (Zz): row of fractals m1 gathers fractals (m1, 0..K1-1), M1 apart in L1.
+  __aicore__ inline void SplitA() {
+    LocalTensor<half> a1 = inQueueA1_.DeQue<half>();
+    LocalTensor<half> a2 = inQueueA2_.AllocTensor<half>();
+    constexpr int32_t m1 = kBaseM / kFrac, k1 = kBaseK / kFrac;
+    for (int32_t i = 0; i < m1; ++i) {
+      LoadData2DParams p;
+      p.startIndex = i;
+      p.repeatTimes = k1;
+      p.srcStride = m1;
+      p.ifTranspose = false;
+      LoadData(a2[i * k1 * kFrac * kFrac], a1, p);
+    }
+    inQueueA2_.EnQue(a2);
+    inQueueA1_.FreeTensor(a1);
+  }
+
+  // L1 (Nz) -> L0B (Zn): row of fractals k1 gathers fractals (k1, 0..N1-1), each transposed.
+  __aicore__ inline void SplitB() {
+    LocalTensor<half> b1 = inQueueB1_.DeQue<half>();
+    LocalTensor<half> b2 = inQueueB2_.AllocTensor<half>();
+    constexpr int32_t k1 = kBaseK / kFrac, n1 = kBaseN / kFrac;
+    for (int32_t i = 0; i < k1; ++i) {
+      LoadData2DParams p;
+      p.startIndex = i;
+      p.repeatTimes = n1;
+      p.srcStride = k1;
+      p.ifTranspose = true;
+      LoadData(b2[i * n1 * kFrac * kFrac], b1, p);
+    }
+    inQueueB2_.EnQue(b2);
+    inQueueB1_.FreeTensor(b1);
+  }
+
+  // L0A x L0B -> L0C: the first K step starts C at zero, the others accumulate.
+  __aicore__ inline void Compute(LocalTensor<float>& c1, bool first) {
+    LocalTensor<half> a2 = inQueueA2_.DeQue<half>();
+    LocalTensor<half> b2 = inQueueB2_.DeQue<half>();
+    MmadParams p;
+    p.m = kBaseM;
+    p.n = kBaseN;
+    p.k = kBaseK;
+    p.cmatrixInitVal = first;
+    Mmad(c1, a2, b2, p);
+    inQueueA2_.FreeTensor(a2);
+    inQueueB2_.FreeTensor(b2);
+  }
+
+  // L0C (Nz) -> GM (ND) through Fixpipe.
+  __aicore__ inline void CopyOut(uint32_t mo, uint32_t no) {
+    LocalTensor<float> c1 = outQueueCO1_.DeQue<float>();
+    FixpipeParamsV220 p;
+    p.nSize = kBaseN;
+    p.mSize = kBaseM;
+    p.srcStride = kBaseM;
+    p.dstStride = n_;
+    p.ndNum = 1;
+    p.quantPre = QuantMode_t::NoQuant;
+    Fixpipe<float, float, CFG_ROW_MAJOR>(cGm_[mo * n_ + no], c1, p);
+    outQueueCO1_.FreeTensor(c1);
+  }
+
+  TPipe pipe_;
+  TQue<QuePosition::A1, 1> inQueueA1_;
+  TQue<QuePosition::B1, 1> inQueueB1_;
+  TQue<QuePosition::A2, 1> inQueueA2_;
+  TQue<QuePosition::B2, 1> inQueueB2_;
+  TQue<QuePosition::CO1, 1> outQueueCO1_;
+  GlobalTensor<half> aGm_, bGm_;
+  GlobalTensor<float> cGm_;
+  uint32_t m_ = 0, n_ = 0, k_ = 0;
+};
+
+extern "C" __global__ __aicore__ void matmul_stage1(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint32_t m,
+                                                   uint32_t n, uint32_t k) {
+  MatmulStage1 op;
+  op.Init(a, b, c, m, n, k);
+  op.Process();
+}
+
+// ---- host side (benchmarks/matmul_bench.cc links the kernel alone) ----
+#ifndef AICORE_EXAMPLE_NO_MAIN
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "tikicpulib.h"
+
+int main(int argc, char** argv) {
+  // Shapes must be multiples of the 64 x 64 x 64 block in this stage (stage 4 handles tails).
+  const uint32_t m = argc > 3 ? std::atoi(argv[1]) : 256;
+  const uint32_t n = argc > 3 ? std::atoi(argv[2]) : 256;
+  const uint32_t k = argc > 3 ? std::atoi(argv[3]) : 256;
+  if (m % kBaseM || n % kBaseN || k % kBaseK) {
+    std::fprintf(stderr, "matmul_stage1: M, N, K must be multiples of 64\n");
+    return 2;
+  }
+  auto* a = static_cast<half*>(AscendC::GmAlloc(size_t{m} * k * sizeof(half)));
+  auto* b = static_cast<half*>(AscendC::GmAlloc(size_t{k} * n * sizeof(half)));
+  auto* c = static_cast<float*>(AscendC::GmAlloc(size_t{m} * n * sizeof(float)));
+  // Quarter-integers in [-2, 2]: every product and partial sum is exact in float, so the
+  // result must equal the reference bit for bit whatever the summation order.
+  for (size_t i = 0; i < size_t{m} * k; ++i) a[i] = half(0.25f * int((i * 7) % 17) - 2.0f);
+  for (size_t i = 0; i < size_t{k} * n; ++i) b[i] = half(0.25f * int((i * 5) % 13) - 1.5f);
+  AscendC::SetKernelMode(KernelMode::AIC_MODE);
+  const auto t0 = std::chrono::steady_clock::now();
+  ICPU_RUN_KF(matmul_stage1, 1, (uint8_t*)a, (uint8_t*)b, (uint8_t*)c, m, n, k);
+  const auto t1 = std::chrono::steady_clock::now();
+  size_t bad = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    for (uint32_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (uint32_t p = 0; p < k; ++p) want += double(float(a[i * k + p])) * float(b[p * n + j]);
+      if (c[size_t{i} * n + j] != float(want) && bad++ == 0) {
+        std::printf("first mismatch: C[%u][%u] = %g, want %g\n", i, j, c[size_t{i} * n + j],
+                    want);
+      }
+    }
+  }
+  const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  std::printf("matmul_stage1: blocks=1 shape=%ux%ux%u check=%s host_time=%.3f ms %.2f GFLOP/s\n", m,
+              n, k, bad == 0 ? "pass" : "FAIL", ms, 2.0 * m * n * k / (ms * 1e6));
+  AscendC::GmFree(a);
+  AscendC::GmFree(b);
+  AscendC::GmFree(c);
+  return bad == 0 ? 0 : 1;
+}
+#endif  // AICORE_EXAMPLE_NO_MAIN
