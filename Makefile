@@ -47,5 +47,11 @@ tsan: deps
 	cmake --preset tsan && cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan
 
+# Regenerates docs/optimization-walkthrough.md from profiled runs of the staged examples (the
+# perf.walkthrough test fails while the committed page differs from a fresh run).
+.PHONY: walkthrough
+walkthrough: build
+	/usr/bin/python3 scripts/walkthrough.py --build $(BUILD) --out docs/optimization-walkthrough.md
+
 clean:
 	rm -rf $(BUILD) build/
