@@ -1,6 +1,6 @@
 // Matmul on one thread: the staged examples (examples/matmul; stages 1-4 take fp16 inputs, stage 5
-// is the Matmul API on fp32 and bf16) next to OpenBLAS and oneDNN sgemm measured in the same binary. Rows
-// report GFLOP/s; run_all.py turns them into ratios to machine/fma_fp32_peak,
+// is the Matmul API on fp32 and bf16) next to OpenBLAS and oneDNN sgemm measured in the same
+// binary. Rows report GFLOP/s; run_all.py turns them into ratios to machine/fma_fp32_peak,
 // machine/fma_bf16_peak and the best BLAS of the same run. Inputs are row-major (ND), C = A * B.
 #include <benchmark/benchmark.h>
 #include <cblas.h>

@@ -303,7 +303,8 @@ class Replayer {
       all.insert(all.end(), core->gm_reads.begin(), core->gm_reads.end());
       tl_.gm_read_bytes += core->gm_read_bytes;
     }
-    std::sort(all.begin(), all.end(), [](const GmRange& a, const GmRange& b) { return a.lo < b.lo; });
+    std::sort(all.begin(), all.end(),
+              [](const GmRange& a, const GmRange& b) { return a.lo < b.lo; });
     uint64_t distinct = 0, lo = 0, hi = 0;
     for (const GmRange& r : all) {
       if (r.lo > hi) {
