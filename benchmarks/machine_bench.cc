@@ -96,8 +96,10 @@ BENCHMARK(BM_FmaPeak)->Name("machine/fma_fp32_peak")->MeasureProcessCPUTime()->R
 __attribute__((target("avx512f,avx512bf16"))) float DpBf16Avx512(int64_t steps) {
   __m512 acc[kAccumulators];
   for (int k = 0; k < kAccumulators; ++k) acc[k] = _mm512_set1_ps(0.001f * k);
-  const __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f803f80);  // (1.0, 1.0)
-  const __m512bh b = (__m512bh)_mm512_set1_epi32(0x33d633d6);  // (1e-7, 1e-7) roughly
+  __m512bh a = (__m512bh)_mm512_set1_epi32(0x3f803f80);  // (1.0, 1.0)
+  __m512bh b = (__m512bh)_mm512_set1_epi32(0x33d633d6);  // (1e-7, 1e-7) roughly
+  // Opaque operands: GCC folds VDPBF16PS on constants, which deleted the whole loop.
+  asm volatile("" : "+v"(a), "+v"(b));
   for (int64_t i = 0; i < steps; ++i) {
     for (int k = 0; k < kAccumulators; ++k) acc[k] = _mm512_dpbf16_ps(acc[k], a, b);
   }
