@@ -45,6 +45,9 @@ struct Request {
 
 struct Mailbox {
   std::deque<Request*> queue;
+  // Quit messages outlive their sender (an AIV object's destructor); the mailbox owns them, so a
+  // server that failed before taking them does not leak them.
+  std::vector<std::unique_ptr<Request>> quits;
   std::array<int, kMaxClients> live{};
   std::array<bool, kMaxClients> connected{};
   int64_t session = -1;  // the client owning the AIC (Note [Matmul sessions]), or -1
@@ -265,12 +268,15 @@ void MatmulClient::Quit() noexcept {
   active_ = false;
   try {
     auto box = GetBox(launch_, group_);
-    auto* req = new Request;
+    auto req = std::make_unique<Request>();
     req->kind = MatmulRequest::kQuit;
     req->sub = sub_;
     RecordMessage(aicore::sim::InstrKind::kCrossCoreSet, CoreType::kAic, group_,
                   aicore::sim::Pipe::kS, SrcLoc::current());
-    aicore::sim::WithSchedulerLock([&](LaunchShared&) { box->queue.push_back(req); });
+    aicore::sim::WithSchedulerLock([&](LaunchShared&) {
+      box->queue.push_back(req.get());
+      box->quits.push_back(std::move(req));
+    });
   } catch (...) {
     // The launch is being torn down; the server is gone or cancelled too.
   }
@@ -316,7 +322,6 @@ void ServeMatmulRequests(MatmulServerApi& api, const SrcLoc& loc) {
         box->live[sub] = 0;
         if (box->session == sub) box->session = -1;
       });
-      delete r;
       continue;
     }
     try {
