@@ -40,6 +40,7 @@ struct BlockState {
   std::unique_ptr<Fiber> fiber;
   std::function<bool(LaunchShared&)> ready;
   std::function<std::string(LaunchShared&)> describe;
+  std::function<bool(LaunchShared&)> hold;  // see BlockUntil
   bool cancelled = false;
 };
 
@@ -161,6 +162,7 @@ void RecordError(Launch& L, const Status& st) {
   std::lock_guard<std::mutex> lk(L.mu);
   if (L.first_error.ok()) L.first_error = st;
   L.aborting = true;
+  L.shared.aborting = true;
   L.Bump();
 }
 
@@ -204,7 +206,8 @@ void Worker(Launch& L, int /*worker_index*/) {
       for (;;) {
         for (auto it = mine.begin(); it != mine.end(); ++it) {
           BlockState* b = *it;
-          if (L.aborting || b->ready(L.shared)) {
+          const bool cancel = L.aborting && !(b->hold && b->hold(L.shared));
+          if (cancel || b->ready(L.shared)) {
             b->cancelled = L.aborting && !b->ready(L.shared);
             run = b;
             mine.erase(it);
@@ -236,6 +239,7 @@ void Worker(Launch& L, int /*worker_index*/) {
           Status st(StatusCode::kDeadlock, DeadlockReport(L));
           if (L.first_error.ok()) L.first_error = st;
           L.aborting = true;
+          L.shared.aborting = true;
           L.Bump();
           continue;
         }
@@ -362,7 +366,8 @@ void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn) {
 }
 
 void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
-                const std::function<std::string(LaunchShared&)>& describe) {
+                const std::function<std::string(LaunchShared&)>& describe,
+                const std::function<bool(LaunchShared&)>& hold) {
   Launch* L = t_launch;
   BlockState* b = t_block;
   if (L == nullptr || b == nullptr) {
@@ -374,6 +379,7 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
     if (ready(L->shared)) return;
     b->ready = ready;
     b->describe = describe;
+    b->hold = hold;
   }
   Fiber::Suspend();
   // The worker resumes us on the same thread; restore what it cleared.

@@ -37,14 +37,18 @@ int WorkerThreads();
 // only inside WithSchedulerLock or from a BlockUntil predicate.
 struct LaunchShared {
   std::unordered_map<uint64_t, int64_t> counters;
+  bool aborting = false;  // the launch is stopping on an error: start no new cross-core work
 };
 
 // Runs `fn(shared)` under the scheduler lock, then wakes blocked blocks so they re-check.
 void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn);
 // Suspends the calling block until `ready(shared)` holds (evaluated under the scheduler lock).
-// `describe` explains the wait for deadlock reports. Throws if the launch is aborted meanwhile.
+// `describe` explains the wait for deadlock reports. Throws if the launch is aborted meanwhile,
+// but not while `hold(shared)` is true: a block whose stack another core is still using (a
+// request being served) is cancelled only once that use has ended.
 void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
-                const std::function<std::string(LaunchShared&)>& describe);
+                const std::function<std::string(LaunchShared&)>& describe,
+                const std::function<bool(LaunchShared&)>& hold = {});
 
 // Blocks until every participating core of the launch has arrived: all AIVs (aiv_only) or all
 // cores. The AscendC SyncAll.

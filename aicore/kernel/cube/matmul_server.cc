@@ -38,16 +38,17 @@ struct Request {
   int64_t sub = 0;
   int64_t block = 0;  // the client AIV's block index
   std::function<void(MatmulServerApi&)> fn;
+  bool in_service = false;  // the server runs fn, which may reference the client's stack
   bool done = false;
   bool failed = false;
   aicore::Status status;
 };
 
 struct Mailbox {
-  std::deque<Request*> queue;
-  // Quit messages outlive their sender (an AIV object's destructor); the mailbox owns them, so a
-  // server that failed before taking them does not leak them.
-  std::vector<std::unique_ptr<Request>> quits;
+  // Shared with the sender: a client cancelled while the server still works on its request (the
+  // launch aborting on an error) must not free it under the server, and a quit message outlives
+  // the destructor that sent it.
+  std::deque<std::shared_ptr<Request>> queue;
   std::array<int, kMaxClients> live{};
   std::array<bool, kMaxClients> connected{};
   int64_t session = -1;  // the client owning the AIC (Note [Matmul sessions]), or -1
@@ -105,9 +106,9 @@ void DropBox(uint64_t launch, int64_t group) {
 }
 
 // Returns the next request the server may take (See Note [Matmul sessions]), removing it.
-Request* Take(Mailbox& box) {
+std::shared_ptr<Request> Take(Mailbox& box) {
   for (auto it = box.queue.begin(); it != box.queue.end(); ++it) {
-    Request* r = *it;
+    std::shared_ptr<Request> r = *it;
     if (box.session < 0 || r->sub == box.session || r->kind == MatmulRequest::kQuit) {
       box.queue.erase(it);
       return r;
@@ -117,7 +118,7 @@ Request* Take(Mailbox& box) {
 }
 
 bool CanTake(const Mailbox& box) {
-  for (const Request* r : box.queue) {
+  for (const auto& r : box.queue) {
     if (box.session < 0 || r->sub == box.session || r->kind == MatmulRequest::kQuit) return true;
   }
   return false;
@@ -239,21 +240,25 @@ void MatmulClient::Connect(const SrcLoc& loc) {
 void MatmulClient::CallImpl(MatmulRequest r, const SrcLoc& loc,
                             std::function<void(MatmulServerApi&)> fn) {
   auto box = GetBox(launch_, group_);
-  Request req;
+  auto shared = std::make_shared<Request>();
+  Request& req = *shared;
   req.kind = r;
   req.sub = sub_;
   req.block = Core().id().block_idx;
   req.fn = std::move(fn);
   RecordMessage(aicore::sim::InstrKind::kCrossCoreSet, CoreType::kAic, group_,
                 aicore::sim::Pipe::kS, loc);
-  aicore::sim::WithSchedulerLock([&](LaunchShared&) { box->queue.push_back(&req); });
+  aicore::sim::WithSchedulerLock([&](LaunchShared&) { box->queue.push_back(shared); });
   const int64_t group = group_;
+  // While the server runs fn (which may reference this frame), an aborting launch must not
+  // unwind this block: `hold` defers the cancellation until the request is finished.
   aicore::sim::BlockUntil([&](LaunchShared&) { return req.done; },
                           [&, group](LaunchShared&) {
                             return aicore::StrCat("waits for the AIC of group ", group,
                                                   " to serve Matmul::", MatmulRequestName(r),
                                                   " (is REGIST_MATMUL_OBJ reached on the AIC?)");
-                          });
+                          },
+                          [shared](LaunchShared&) { return shared->in_service; });
   RecordMessage(aicore::sim::InstrKind::kCrossCoreWait, CoreType::kAiv, req.block,
                 aicore::sim::Pipe::kS, loc);
   if (req.failed) {
@@ -268,15 +273,12 @@ void MatmulClient::Quit() noexcept {
   active_ = false;
   try {
     auto box = GetBox(launch_, group_);
-    auto req = std::make_unique<Request>();
+    auto req = std::make_shared<Request>();
     req->kind = MatmulRequest::kQuit;
     req->sub = sub_;
     RecordMessage(aicore::sim::InstrKind::kCrossCoreSet, CoreType::kAic, group_,
                   aicore::sim::Pipe::kS, SrcLoc::current());
-    aicore::sim::WithSchedulerLock([&](LaunchShared&) {
-      box->queue.push_back(req.get());
-      box->quits.push_back(std::move(req));
-    });
+    aicore::sim::WithSchedulerLock([&](LaunchShared&) { box->queue.push_back(std::move(req)); });
   } catch (...) {
     // The launch is being torn down; the server is gone or cancelled too.
   }
@@ -304,11 +306,18 @@ void ServeMatmulRequests(MatmulServerApi& api, const SrcLoc& loc) {
                                   " done); an AIV that never uses the Matmul keeps "
                                   "the AIC waiting");
                             });
-    Request* r = nullptr;
+    std::shared_ptr<Request> r;
     bool finished = false;
-    aicore::sim::WithSchedulerLock([&](LaunchShared&) {
+    aicore::sim::WithSchedulerLock([&](LaunchShared& sh) {
+      // An aborting launch cancels waiting clients, whose requests reference their stacks: take
+      // none then. A request taken before stays held (in_service) until it is done.
+      if (sh.aborting) {
+        finished = true;
+        return;
+      }
       r = Take(*box);
       finished = r == nullptr && AllQuit(*box, expected);
+      if (r != nullptr && r->kind != MatmulRequest::kQuit) r->in_service = true;
     });
     if (finished) break;
     if (r == nullptr) continue;
@@ -338,12 +347,16 @@ void ServeMatmulRequests(MatmulServerApi& api, const SrcLoc& loc) {
       r->failed = true;
       r->status = e.status();
       current = -1;
+    } catch (...) {  // this block is being cancelled: release the client before unwinding
+      aicore::sim::WithSchedulerLock([&](LaunchShared&) { r->in_service = false; });
+      throw;
     }
     RecordMessage(aicore::sim::InstrKind::kCrossCoreSet, CoreType::kAiv, r->block,
                   aicore::sim::Pipe::kFix, loc);
     const int64_t session = !r->failed && api.Busy() ? r->sub : -1;
     aicore::sim::WithSchedulerLock([&](LaunchShared&) {
       box->session = session;
+      r->in_service = false;
       r->done = true;
     });
   }
