@@ -355,26 +355,35 @@ void ForEachColumnGroup(uint32_t n1, Fn&& fn) {
   }
 }
 
-void MmadF32(const MmadJob& j) {
-  const float* A = static_cast<const float*>(j.a);
-  const float* B = static_cast<const float*>(j.b);
-  float* C = static_cast<float*>(j.c);
-  const float* bias = static_cast<const float*>(j.bias);
-  const size_t b_k1_stride = size_t{j.n1} * 128;
+// Runs an Mmad job through register tiles: fractal columns in groups of up to 3 (row1/row2/row3
+// hold the tile of each width, indexed by rows - 1), rows in steps of kMr. kK0 is the elements per
+// fractal row of the In type (a fractal is 16 x kK0); C and the bias are Acc.
+template <typename In, typename Acc, uint32_t kK0, typename Tile>
+void RunTiles(const MmadJob& j, const Tile* row1, const Tile* row2, const Tile* row3) {
+  constexpr size_t kFrac = 16 * kK0;
+  const auto* A = static_cast<const In*>(j.a);
+  const auto* B = static_cast<const In*>(j.b);
+  auto* C = static_cast<Acc*>(j.c);
+  const auto* bias = static_cast<const Acc*>(j.bias);
+  const size_t b_k1_stride = size_t{j.n1} * kFrac;
   const size_t c_j_stride = size_t{j.m1} * kCFrac;
   ForEachColumnGroup(j.n1, [&](uint32_t n1, uint32_t nj) {
-    const TileFn* tiles = nj == 3 ? kTilesRow<3> : nj == 2 ? kTilesRow<2> : kTilesRow<1>;
+    const Tile* tiles = nj == 3 ? row3 : nj == 2 ? row2 : row1;
     for (uint32_t m1 = 0; m1 < j.m1; ++m1) {
       for (uint32_t m0 = 0; m0 < 16; m0 += kMr) {
         const uint32_t m = m1 * 16 + m0;
         if (m >= j.m) break;
         const uint32_t rows = std::min<uint32_t>(kMr, j.m - m);
-        tiles[rows - 1](A + size_t{m1} * j.a_k1 * 128 + m0 * 8, B + size_t{n1} * 128, b_k1_stride,
-                        C + (size_t{n1} * j.m1 + m1) * kCFrac + m0 * 16, c_j_stride, j.k, j.init,
-                        bias ? bias + n1 * 16 : nullptr, j.n - n1 * 16);
+        tiles[rows - 1](A + size_t{m1} * j.a_k1 * kFrac + m0 * kK0, B + size_t{n1} * kFrac,
+                        b_k1_stride, C + (size_t{n1} * j.m1 + m1) * kCFrac + m0 * 16, c_j_stride,
+                        j.k, j.init, bias ? bias + n1 * 16 : nullptr, j.n - n1 * 16);
       }
     }
   });
+}
+
+void MmadF32(const MmadJob& j) {
+  RunTiles<float, float, 8>(j, kTilesRow<1>, kTilesRow<2>, kTilesRow<3>);
 }
 
 const char* F32Name() { return "avx512-fma 8x48"; }
@@ -525,27 +534,8 @@ constexpr TileBf16Fn kTilesBf16Row[kMr] = {TileBf16<1, NJ>, TileBf16<2, NJ>, Til
                                            TileBf16<7, NJ>, TileBf16<8, NJ>};
 
 void MmadBf16Dot(const MmadJob& j) {
-  const auto* A = static_cast<const uint16_t*>(j.a);
-  const auto* B = static_cast<const uint16_t*>(j.b);
-  float* C = static_cast<float*>(j.c);
-  const float* bias = static_cast<const float*>(j.bias);
-  const size_t b_k1_stride = size_t{j.n1} * 256;
-  const size_t c_j_stride = size_t{j.m1} * kCFrac;
-  ForEachColumnGroup(j.n1, [&](uint32_t n1, uint32_t nj) {
-    const TileBf16Fn* tiles = nj == 3   ? kTilesBf16Row<3>
-                              : nj == 2 ? kTilesBf16Row<2>
-                                        : kTilesBf16Row<1>;
-    for (uint32_t m1 = 0; m1 < j.m1; ++m1) {
-      for (uint32_t m0 = 0; m0 < 16; m0 += kMr) {
-        const uint32_t m = m1 * 16 + m0;
-        if (m >= j.m) break;
-        const uint32_t rows = std::min<uint32_t>(kMr, j.m - m);
-        tiles[rows - 1](A + size_t{m1} * j.a_k1 * 256 + m0 * 16, B + size_t{n1} * 256, b_k1_stride,
-                        C + (size_t{n1} * j.m1 + m1) * kCFrac + m0 * 16, c_j_stride, j.k, j.init,
-                        bias ? bias + n1 * 16 : nullptr, j.n - n1 * 16);
-      }
-    }
-  });
+  RunTiles<uint16_t, float, 16>(j, kTilesBf16Row<1>, kTilesBf16Row<2>,
+                                 kTilesBf16Row<3>);
 }
 
 // --- AMX: bf16 (TDPBF16PS) and int8 (TDPBSSD) on whole fractals ------------------------------
@@ -768,25 +758,7 @@ constexpr TileI8Fn kTilesI8Row[kMr] = {TileI8<1, NJ>, TileI8<2, NJ>, TileI8<3, N
                                        TileI8<5, NJ>, TileI8<6, NJ>, TileI8<7, NJ>, TileI8<8, NJ>};
 
 void MmadI8Vnni(const MmadJob& j) {
-  const auto* A = static_cast<const int8_t*>(j.a);
-  const auto* B = static_cast<const int8_t*>(j.b);
-  auto* C = static_cast<int32_t*>(j.c);
-  const auto* bias = static_cast<const int32_t*>(j.bias);
-  const size_t b_k1_stride = size_t{j.n1} * 512;
-  const size_t c_j_stride = size_t{j.m1} * kCFrac;
-  ForEachColumnGroup(j.n1, [&](uint32_t n1, uint32_t nj) {
-    const TileI8Fn* tiles = nj == 3 ? kTilesI8Row<3> : nj == 2 ? kTilesI8Row<2> : kTilesI8Row<1>;
-    for (uint32_t m1 = 0; m1 < j.m1; ++m1) {
-      for (uint32_t m0 = 0; m0 < 16; m0 += kMr) {
-        const uint32_t m = m1 * 16 + m0;
-        if (m >= j.m) break;
-        const uint32_t rows = std::min<uint32_t>(kMr, j.m - m);
-        tiles[rows - 1](A + size_t{m1} * j.a_k1 * 512 + m0 * 32, B + size_t{n1} * 512, b_k1_stride,
-                        C + (size_t{n1} * j.m1 + m1) * kCFrac + m0 * 16, c_j_stride, j.k, j.init,
-                        bias ? bias + n1 * 16 : nullptr, j.n - n1 * 16);
-      }
-    }
-  });
+  RunTiles<int8_t, int32_t, 32>(j, kTilesI8Row<1>, kTilesI8Row<2>, kTilesI8Row<3>);
 }
 
 #endif  // AICORE_ISA >= 2
