@@ -20,47 +20,27 @@ using l0::kFractalBytes;
 
 // The permutations every L0B store reduces to, with SSE2 (the x86-64 baseline) where available.
 
-// out[c * 16 + r] = in[r * 8 + c] for 32-bit units: a 16 x 8 -> 8 x 16 transpose.
-void Transpose32x16x8(uint32_t* out, const uint32_t* in) {
+// out[c * kRows + r] = in[r * 8 + c] for 32-bit units: a kRows x 8 -> 8 x kRows transpose
+// (kRows = 16 or 8).
+template <int kRows>
+void Transpose32x8(uint32_t* out, const uint32_t* in) {
 #if defined(__SSE2__)
-  for (int rb = 0; rb < 16; rb += 4) {
+  for (int rb = 0; rb < kRows; rb += 4) {
     for (int cb = 0; cb < 8; cb += 4) {
       __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 0) * 8 + cb));
       __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 1) * 8 + cb));
       __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 2) * 8 + cb));
       __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 3) * 8 + cb));
       _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 0) * 16 + rb), r0);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 1) * 16 + rb), r1);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 2) * 16 + rb), r2);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 3) * 16 + rb), r3);
+      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 0) * kRows + rb), r0);
+      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 1) * kRows + rb), r1);
+      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 2) * kRows + rb), r2);
+      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 3) * kRows + rb), r3);
     }
   }
 #else
-  for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 8; ++c) out[c * 16 + r] = in[r * 8 + c];
-#endif
-}
-
-// out[c * 8 + r] = in[r * 8 + c] for 32-bit units: an 8 x 8 transpose.
-void Transpose32x8x8(uint32_t* out, const uint32_t* in) {
-#if defined(__SSE2__)
-  for (int rb = 0; rb < 8; rb += 4) {
-    for (int cb = 0; cb < 8; cb += 4) {
-      __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 0) * 8 + cb));
-      __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 1) * 8 + cb));
-      __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 2) * 8 + cb));
-      __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(in + (rb + 3) * 8 + cb));
-      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 0) * 8 + rb), r0);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 1) * 8 + rb), r1);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 2) * 8 + rb), r2);
-      _mm_storeu_ps(reinterpret_cast<float*>(out + (cb + 3) * 8 + rb), r3);
-    }
-  }
-#else
-  for (int r = 0; r < 8; ++r)
-    for (int c = 0; c < 8; ++c) out[c * 8 + r] = in[r * 8 + c];
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < 8; ++c) out[c * kRows + r] = in[r * 8 + c];
 #endif
 }
 
@@ -128,7 +108,7 @@ void StoreDocumented(uint8_t* dst, const E* doc, LoadDst kind, BOrder order) {
   if (sizeof(E) == 2 && order == BOrder::kKMajor) {
     Transpose16x16x16(reinterpret_cast<uint16_t*>(dst), reinterpret_cast<const uint16_t*>(doc));
   } else {
-    Transpose32x16x8(reinterpret_cast<uint32_t*>(dst), reinterpret_cast<const uint32_t*>(doc));
+    Transpose32x8<16>(reinterpret_cast<uint32_t*>(dst), reinterpret_cast<const uint32_t*>(doc));
   }
 }
 
@@ -143,7 +123,7 @@ void TransposeSquare(const E* src, E (*doc)[kFractalBytes / sizeof(E)]) {
     // 8b..8b+7 of G_j are the transpose of rows 8j..8j+7 of F_b.
     for (uint32_t j = 0; j < 2; ++j) {
       for (uint32_t b = 0; b < 2; ++b) {
-        Transpose32x8x8(reinterpret_cast<uint32_t*>(doc[j]) + b * 64,
+        Transpose32x8<8>(reinterpret_cast<uint32_t*>(doc[j]) + b * 64,
                         reinterpret_cast<const uint32_t*>(src) + b * 128 + j * 64);
       }
     }
