@@ -40,6 +40,10 @@ void* DeviceMemory::Map(size_t size) {
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) return nullptr;
+#ifdef MADV_HUGEPAGE
+  // 2 MiB pages where the segment allows (See Note [Huge pages for GM] in runtime/gm.cc).
+  if (size >= (size_t{2} << 20)) madvise(p, size, MADV_HUGEPAGE);
+#endif
   if (prefault_) Prefault(p, size);
   used_.fetch_add(size, std::memory_order_relaxed);
   return p;
