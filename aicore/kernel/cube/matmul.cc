@@ -3,6 +3,9 @@
 
 #include "aicore/kernel/cube/matmul.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -26,6 +29,25 @@ GM_ADDR GetSysWorkSpacePtr() {
 }
 
 namespace detail {
+
+namespace {
+
+std::atomic<bool>& FusedPathSwitch() {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("AICORE_MATMUL_FUSED");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }()};
+  return on;
+}
+
+}  // namespace
+
+bool MatmulFusedPathEnabled() {
+  return FusedPathSwitch().load(std::memory_order_relaxed) &&
+         aicore::kernel::cube::PackedGemmAvailable();
+}
+
+void SetMatmulFusedPath(bool enabled) { FusedPathSwitch().store(enabled); }
 
 void CheckMatmulTiling(const TCubeTiling& t, uint32_t in_bytes, uint32_t l0c_bytes, bool with_bias,
                        const SrcLoc& loc) {

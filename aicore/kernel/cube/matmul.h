@@ -39,6 +39,7 @@
 #include "aicore/kernel/cube/matmul_type.h"
 #include "aicore/kernel/cube/mmad.h"
 #include "aicore/kernel/cube/nd2nz.h"
+#include "aicore/kernel/cube/packed_gemm.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
 #include "aicore/kernel/tensor/global_tensor.h"
@@ -57,6 +58,25 @@ namespace detail {
 
 constexpr int64_t MmCeil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t MmRound(int64_t a, int64_t b) { return MmCeil(a, b) * b; }
+
+// Note [Matmul fused path]
+// On a CPU the fractal copies of the cube path (Nd2Nz into L1, LoadData into L0A/L0B, Fixpipe
+// out of L0C) cost as much as the multiplications: they are what the Ascend hardware pipelines
+// away. So IterateAll, when nothing observes the core, computes the core's whole C with the
+// packed GEMM of Note [Packed GEMM] straight from the GM operands instead of walking the base
+// blocks. The two paths are interchangeable, bit for bit: both evaluate every C(i, j) as one fma
+// chain over k in increasing order from 0 or the bias (Note [Mmad accumulation order]), and the
+// L1/L0 buffers the Matmul carves are its own (a kernel cannot see what is in them). It applies
+// to fp32 and fp16 A/B in ND (either orientation) with fp32 C written to GM without atomics, on
+// hosts with the AVX-512 kernel; everything else takes the cube path. Whenever an observer is
+// attached (aicore check, the profiler, a trace) or in differential mode the cube path runs, so
+// the sanitizer and the timing model see the instruction stream a real Matmul issues.
+// AICORE_MATMUL_FUSED=0 turns the fused path off.
+
+// Returns whether IterateAll may use the fused path (Note [Matmul fused path]).
+bool MatmulFusedPathEnabled();
+// Turns the fused path on or off for the process (tests; AICORE_MATMUL_FUSED sets the default).
+void SetMatmulFusedPath(bool enabled);
 
 // Checks a TCubeTiling against the chip before a Matmul uses it; fails naming the field.
 void CheckMatmulTiling(const TCubeTiling& t, uint32_t in_bytes, uint32_t l0c_bytes, bool with_bias,
@@ -427,6 +447,10 @@ class Matmul {
     if (enSequentialWrite) {
       detail::Fail(aicore::StatusCode::kUnimplemented, "Matmul::IterateAll", loc,
                    "enSequentialWrite is supported by GetTensorC only");
+    }
+    if (UseFusedPath(enAtomic)) {
+      IterateAllFused(gm, loc);
+      return;
     }
     while (Iterate<sync>(false, loc)) WriteBlock(gm, enAtomic, false, loc);
   }
@@ -984,6 +1008,62 @@ class Matmul {
     cur_m_len_ = m_len;
     cur_n_len_ = n_len;
     pending_ = true;
+  }
+
+  // --- Note [Matmul fused path] ---
+  static constexpr bool kFusable = std::is_same_v<DstT, float> &&
+                                   (kF32 || std::is_same_v<SrcT, half>) &&
+                                   A_TYPE::format == CubeFormat::ND &&
+                                   B_TYPE::format == CubeFormat::ND;
+  bool UseFusedPath(uint8_t enAtomic) const {
+    if constexpr (!kFusable) {
+      (void)enAtomic;
+      return false;
+    } else {
+      const auto& core = detail::Core();
+      return enAtomic == 0 && core.atomic_mode == 0 && !core.observed() && !core.deferring() &&
+             !started_ && !pending_ && detail::MatmulFusedPathEnabled();
+    }
+  }
+  // Fails unless elements [0, extent) of gm lie inside it (when its size is known).
+  template <typename U>
+  static void CheckFusedExtent(const char* what, const GlobalTensor<U>& gm, int64_t extent,
+                               const detail::SrcLoc& loc) {
+    if (gm.data() == nullptr) {
+      detail::Fail(aicore::StatusCode::kFailedPrecondition, "Matmul::IterateAll", loc, what,
+                   " has no buffer (SetGlobalBuffer)");
+    }
+    if (gm.bounded() && static_cast<uint64_t>(extent) > gm.GetSize()) {
+      detail::Fail(aicore::StatusCode::kOutOfRange, "Matmul::IterateAll", loc, what,
+                   ": this core's share reaches element ", extent - 1,
+                   " but the GlobalTensor holds ", gm.GetSize(), " elements");
+    }
+  }
+  // IterateAll through the packed GEMM: the same checks, the same bits, no L1/L0 traffic.
+  void IterateAllFused(const GlobalTensor<DstT>& gm, const detail::SrcLoc& loc) {
+    CheckReady("IterateAll", loc);
+    namespace cube = aicore::kernel::cube;
+    cube::GemmJob j;
+    j.type = kF32 ? cube::GemmIn::kF32 : cube::GemmIn::kF16;
+    j.m = static_cast<uint32_t>(single_m_);
+    j.n = static_cast<uint32_t>(single_n_);
+    j.k = static_cast<uint32_t>(single_k_);
+    j.a = a_gm_.data();
+    j.a_rs = trans_a_ ? 1 : org_ka_;
+    j.a_cs = trans_a_ ? org_m_ : 1;
+    j.b = b_gm_.data();
+    j.b_rs = trans_b_ ? 1 : org_n_;
+    j.b_cs = trans_b_ ? org_kb_ : 1;
+    j.c = reinterpret_cast<float*>(gm.data());
+    j.ldc = org_kc_ > 0 ? org_kc_ : org_n_;
+    CheckFusedExtent("A", a_gm_, (single_m_ - 1) * j.a_rs + (single_k_ - 1) * j.a_cs + 1, loc);
+    CheckFusedExtent("B", b_gm_, (single_k_ - 1) * j.b_rs + (single_n_ - 1) * j.b_cs + 1, loc);
+    CheckFusedExtent("C", gm, (single_m_ - 1) * j.ldc + single_n_, loc);
+    if (has_bias_) {
+      CheckFusedExtent("the bias", bias_gm_, single_n_, loc);
+      j.bias = reinterpret_cast<const float*>(bias_gm_.data());
+    }
+    cube::RunPackedGemm(j);
   }
 
   // Writes the pending block to gm (see GetTensorC) and frees L0C.

@@ -257,6 +257,60 @@ aicore::Status RunCube(const std::function<void()>& body,
   return aicore::RunKernel("matmul_misuse", 1, aicore::LaunchOptions{.mode = mode}, body);
 }
 
+// Note [Matmul fused path]: IterateAll through the packed GEMM must equal the cube path
+// (Nd2Nz, LoadData, Mmad, Fixpipe) bit for bit, on every shape, orientation, bias and input type
+// it takes. Values here are random floats (not exact small sums), so a different accumulation
+// order would show.
+template <typename S>
+void CheckFusedEqualsCube(const Case& c, uint32_t seed) {
+  SCOPED_TRACE(::testing::Message()
+               << "m=" << c.m << " n=" << c.n << " k=" << c.k << " transA=" << c.trans_a
+               << " transB=" << c.trans_b << " bias=" << c.bias << " dim=" << c.dim);
+  auto p = MakeProblem<S, float>(c, seed);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& v : p.a_store) v = S(u(rng));
+  for (auto& v : p.b_store) v = S(u(rng));
+  for (auto& v : p.bias) v = u(rng);
+  AscendC::detail::SetMatmulFusedPath(true);
+  const auto fused = RunCase<S, float, float>(c, p);
+  AscendC::detail::SetMatmulFusedPath(false);
+  const auto cube = RunCase<S, float, float>(c, p);
+  AscendC::detail::SetMatmulFusedPath(true);
+  ASSERT_EQ(fused.size(), cube.size());
+  size_t first_diff = fused.size();
+  for (size_t i = 0; i < fused.size() && first_diff == fused.size(); ++i) {
+    if (std::memcmp(&fused[i], &cube[i], sizeof(float)) != 0) first_diff = i;
+  }
+  EXPECT_EQ(first_diff, fused.size())
+      << "C(" << first_diff / c.n << ", " << first_diff % c.n << "): fused "
+      << fused[std::min(first_diff, fused.size() - 1)] << ", cube "
+      << cube[std::min(first_diff, cube.size() - 1)];
+}
+
+template <typename S>
+void SweepFusedEqualsCube() {
+  if (!aicore::kernel::cube::PackedGemmAvailable()) {
+    GTEST_SKIP() << "no packed GEMM on this host's ISA: IterateAll always takes the cube path";
+  }
+  uint32_t seed = 100;
+  std::vector<Case> shapes = Shapes();
+  shapes.push_back({300, 200, 700, false, false, false, 1});  // several k blocks, long rows
+  shapes.push_back({8, 48, 256, false, false, false, 1});     // exactly one full register tile
+  shapes.push_back({129, 97, 513, false, false, false, 5});
+  for (Case c : shapes) {
+    for (int t = 0; t < 8; ++t) {
+      c.trans_a = t & 1;
+      c.trans_b = t & 2;
+      c.bias = t & 4;
+      CheckFusedEqualsCube<S>(c, seed++);
+    }
+  }
+}
+
+TEST(MatmulFusedPath, FloatEqualsCubePathBitForBit) { SweepFusedEqualsCube<float>(); }
+TEST(MatmulFusedPath, HalfEqualsCubePathBitForBit) { SweepFusedEqualsCube<half>(); }
+
 TEST(MatmulApiErrors, SetTensorABeforeInit) {
   std::vector<float> a(32 * 32);
   const auto st = RunCube([&] {
@@ -358,20 +412,30 @@ TEST(MatmulApiErrors, MatmulOnVectorOnlyLaunch) {
 TEST(MatmulApiErrors, GmOperandTooSmall) {
   const auto t = SmallTiling();
   std::vector<float> a(32 * 31), b(32 * 32), c(32 * 32);
-  const auto st = RunCube([&] {
-    AscendC::TPipe pipe;
-    FloatMm mm;
-    REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
-    GlobalTensor<float> ga, gb, gc;
-    ga.SetGlobalBuffer(a.data(), a.size());
-    gb.SetGlobalBuffer(b.data(), b.size());
-    gc.SetGlobalBuffer(c.data(), c.size());
-    mm.SetTensorA(ga);
-    mm.SetTensorB(gb);
-    mm.IterateAll(gc);
-  });
-  EXPECT_FALSE(st.ok());
-  EXPECT_THAT(st.message(), HasSubstr("DataCopy"));
+  // The cube path fails in the DataCopy into L1, the fused path before it starts.
+  for (bool fused : {false, true}) {
+    AscendC::detail::SetMatmulFusedPath(fused);
+    const auto st = RunCube([&] {
+      AscendC::TPipe pipe;
+      FloatMm mm;
+      REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+      GlobalTensor<float> ga, gb, gc;
+      ga.SetGlobalBuffer(a.data(), a.size());
+      gb.SetGlobalBuffer(b.data(), b.size());
+      gc.SetGlobalBuffer(c.data(), c.size());
+      mm.SetTensorA(ga);
+      mm.SetTensorB(gb);
+      mm.IterateAll(gc);
+    });
+    EXPECT_FALSE(st.ok());
+    if (fused && aicore::kernel::cube::PackedGemmAvailable()) {
+      EXPECT_THAT(st.message(), HasSubstr("Matmul::IterateAll: A: this core's share reaches "
+                                          "element 1023 but the GlobalTensor holds 992"));
+    } else {
+      EXPECT_THAT(st.message(), HasSubstr("DataCopy"));
+    }
+  }
+  AscendC::detail::SetMatmulFusedPath(true);
 }
 
 }  // namespace
