@@ -18,16 +18,12 @@ namespace {
 constexpr uint32_t kMr = 8;         // rows of a register tile (A broadcasts)
 constexpr uint32_t kNj = 3;         // zmm columns of a register tile
 constexpr uint32_t kNr = 16 * kNj;  // columns of a register tile
-// Cache blocks: a kKc x kNr B panel (36 KiB) stays in L1 over the A panels of the kMc x kKc
-// A block (180 KiB, L2); the kKc x kNc B block (2.25 MiB) is read from L2/L3 once per A block.
-#ifndef GEMM_KC  // tuning builds set these
-#define GEMM_KC 256
-#define GEMM_MC 240
-#define GEMM_NC 3072
-#endif
-constexpr uint32_t kKc = GEMM_KC;
-constexpr uint32_t kMc = GEMM_MC;
-constexpr uint32_t kNc = GEMM_NC;
+// Cache blocks: a kKc x kNr B panel (48 KiB) is reused from L1/L2 by every A panel of the
+// kMc x kKc A block (128 KiB, L2); the B panels are packed as the first A block reaches them.
+// Tuned on the SPR-class VM (KC 128..384 and MC 128..256 were within 5% of each other).
+constexpr uint32_t kKc = 256;
+constexpr uint32_t kMc = 128;
+constexpr uint32_t kNc = 3072;
 
 // A 64-byte aligned per-thread float buffer (a GEMM never yields mid-way, so the fiber keeps
 // its thread).
@@ -136,32 +132,7 @@ void PackBPanel(const GemmJob& j, const S* b, uint32_t pc, uint32_t kc, uint32_t
   }
 }
 
-// The GM bytes a B panel is packed from: `rows` runs of `span` bytes, `stride` bytes apart.
-struct SourceRuns {
-  const char* first = nullptr;
-  int64_t stride = 0;
-  uint32_t rows = 0;
-  uint32_t span = 0;
-};
-
-template <typename S>
-SourceRuns PanelSource(const GemmJob& j, const S* b, uint32_t pc, uint32_t kc, uint32_t j0,
-                       uint32_t cols) {
-  const char* first = reinterpret_cast<const char*>(b + pc * j.b_rs + j0 * j.b_cs);
-  if (j.b_cs == 1)
-    return {first, j.b_rs * int64_t{sizeof(S)}, kc, static_cast<uint32_t>(cols * sizeof(S))};
-  return {first, j.b_cs * int64_t{sizeof(S)}, cols, static_cast<uint32_t>(kc * sizeof(S))};
-}
-
-// Prefetches runs [r0, r1) of `src` into L2.
-void PrefetchRuns(const SourceRuns& src, uint32_t r0, uint32_t r1) {
-  for (uint32_t r = r0; r < std::min(r1, src.rows); ++r) {
-    const char* run = src.first + r * src.stride;
-    for (uint32_t off = 0; off < src.span + 63; off += 64) _mm_prefetch(run + off, _MM_HINT_T1);
-  }
-}
-
-// The values are FullTile's mode operand.
+// The values are Tile8's mode operand.
 enum class Init : uint8_t { kZero = 0, kBias = 1, kLoad = 2 };
 
 // One register tile: C(MR rows, `cols` <= 48 columns) = init + A panel * B panel over kc.
@@ -210,316 +181,143 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
                                 Tile<5>, Tile<6>, Tile<7>, Tile<8>};
 
 
-// The full 8 x 48 tile (every row and column inside C), the one nearly all the time goes to:
-// the Tile<8> computation in assembly, accumulators in zmm0..23, B in zmm29..31, the broadcast A
-// in zmm28, 4 k steps per loop iteration. GCC 12 compiles the intrinsic loop with accumulator
-// moves and 32-bit index arithmetic that take FMA ports (about 120 against 145 GFLOP/s here).
-// Same fma per element in the same order, so the same bits.
-void FullTile(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
-              const float* bias) {
+// --- The 8-row tiles in assembly ---------------------------------------------------------
+// Nearly all the time goes to tiles of 8 rows: they run as assembly, NJ = 1, 2 or 3 zmm columns
+// (16, 32, 48 columns; the last vector of each row masked to `cols`), accumulators in zmm0..,
+// B in zmm29..31, the broadcast A element in zmm28, 4 k steps per loop iteration. GCC 12
+// compiles the intrinsic Tile<8> with accumulator moves and 32-bit index arithmetic that take
+// FMA ports (about 120 against 145 GFLOP/s on the SPR-class VM). Same fma per element in the same
+// order as Tile, so the same bits. GAS evaluates the displacement expressions (32*u+4*r).
+#define AICORE_ROW0 "(%[c])"
+#define AICORE_ROW1 "(%[c],%[ldc])"
+#define AICORE_ROW2 "(%[c],%[ldc],2)"
+#define AICORE_ROW3 "(%[c],%[ldc3])"
+#define AICORE_ROW4 "(%[c4])"
+#define AICORE_ROW5 "(%[c4],%[ldc])"
+#define AICORE_ROW6 "(%[c4],%[ldc],2)"
+#define AICORE_ROW7 "(%[c4],%[ldc3])"
+// Vector v of row `row` of C under its column mask (k1, k2, k3): load (zeroing), store, or the
+// bias row.
+#define AICORE_MASK0 "%{%%k1%}"
+#define AICORE_MASK1 "%{%%k2%}"
+#define AICORE_MASK2 "%{%%k3%}"
+#define AICORE_LDC(v, row, z) "vmovups 64*" #v row ", %%zmm" #z AICORE_MASK##v "%{z%}\n\t"
+#define AICORE_STC(v, row, z) "vmovups %%zmm" #z ", 64*" #v row AICORE_MASK##v "\n\t"
+#define AICORE_BIAS(v, z) "vmovups 64*" #v "(%[bias]), %%zmm" #z AICORE_MASK##v "%{z%}\n\t"
+#define AICORE_COPY(from, to) "vmovaps %%zmm" #from ", %%zmm" #to "\n\t"
+#define AICORE_ZERO(z) "vpxord %%zmm" #z ", %%zmm" #z ", %%zmm" #z "\n\t"
+// k step u: the B vectors of step u, then one broadcast and NJ FMAs per row.
+#define AICORE_LDB(u, v, z) "vmovaps 192*" #u "+64*" #v "(%[bp]), %%zmm" #z "\n\t"
+#define AICORE_BCAST(u, r) "vbroadcastss 32*" #u "+4*" #r "(%[ap]), %%zmm28\n\t"
+#define AICORE_FMA(b, z) "vfmadd231ps %%zmm" #b ", %%zmm28, %%zmm" #z "\n\t"
+
+#define AICORE_ROWS3(M) M(0, 0, 1, 2) M(1, 3, 4, 5) M(2, 6, 7, 8) M(3, 9, 10, 11) \
+  M(4, 12, 13, 14) M(5, 15, 16, 17) M(6, 18, 19, 20) M(7, 21, 22, 23)
+#define AICORE_ROWS2(M) M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) M(4, 8, 9) M(5, 10, 11) \
+  M(6, 12, 13) M(7, 14, 15)
+#define AICORE_ROWS1(M) M(0, 0) M(1, 1) M(2, 2) M(3, 3) M(4, 4) M(5, 5) M(6, 6) M(7, 7)
+
+#define AICORE_LDC3(r, x, y, z) AICORE_LDC(0, AICORE_ROW##r, x) AICORE_LDC(1, AICORE_ROW##r, y) \
+  AICORE_LDC(2, AICORE_ROW##r, z)
+#define AICORE_LDC2(r, x, y) AICORE_LDC(0, AICORE_ROW##r, x) AICORE_LDC(1, AICORE_ROW##r, y)
+#define AICORE_LDC1(r, x) AICORE_LDC(0, AICORE_ROW##r, x)
+#define AICORE_STC3(r, x, y, z) AICORE_STC(0, AICORE_ROW##r, x) AICORE_STC(1, AICORE_ROW##r, y) \
+  AICORE_STC(2, AICORE_ROW##r, z)
+#define AICORE_STC2(r, x, y) AICORE_STC(0, AICORE_ROW##r, x) AICORE_STC(1, AICORE_ROW##r, y)
+#define AICORE_STC1(r, x) AICORE_STC(0, AICORE_ROW##r, x)
+#define AICORE_ZERO3(r, x, y, z) AICORE_ZERO(x) AICORE_ZERO(y) AICORE_ZERO(z)
+#define AICORE_ZERO2(r, x, y) AICORE_ZERO(x) AICORE_ZERO(y)
+#define AICORE_ZERO1(r, x) AICORE_ZERO(x)
+#define AICORE_CPB3(r, x, y, z) AICORE_COPY(0, x) AICORE_COPY(1, y) AICORE_COPY(2, z)
+#define AICORE_CPB2(r, x, y) AICORE_COPY(0, x) AICORE_COPY(1, y)
+#define AICORE_CPB1(r, x) AICORE_COPY(0, x)
+#define AICORE_BIAS3 AICORE_BIAS(0, 0) AICORE_BIAS(1, 1) AICORE_BIAS(2, 2)
+#define AICORE_BIAS2 AICORE_BIAS(0, 0) AICORE_BIAS(1, 1)
+#define AICORE_BIAS1 AICORE_BIAS(0, 0)
+#define AICORE_LDB3(u) AICORE_LDB(u, 0, 29) AICORE_LDB(u, 1, 30) AICORE_LDB(u, 2, 31)
+#define AICORE_LDB2(u) AICORE_LDB(u, 0, 29) AICORE_LDB(u, 1, 30)
+#define AICORE_LDB1(u) AICORE_LDB(u, 0, 29)
+#define AICORE_STEP3(u)                                                                   \
+  AICORE_LDB3(u)                                                                          \
+  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_FMA(30, 1) AICORE_FMA(31, 2)                \
+  AICORE_BCAST(u, 1) AICORE_FMA(29, 3) AICORE_FMA(30, 4) AICORE_FMA(31, 5)                \
+  AICORE_BCAST(u, 2) AICORE_FMA(29, 6) AICORE_FMA(30, 7) AICORE_FMA(31, 8)                \
+  AICORE_BCAST(u, 3) AICORE_FMA(29, 9) AICORE_FMA(30, 10) AICORE_FMA(31, 11)              \
+  AICORE_BCAST(u, 4) AICORE_FMA(29, 12) AICORE_FMA(30, 13) AICORE_FMA(31, 14)             \
+  AICORE_BCAST(u, 5) AICORE_FMA(29, 15) AICORE_FMA(30, 16) AICORE_FMA(31, 17)             \
+  AICORE_BCAST(u, 6) AICORE_FMA(29, 18) AICORE_FMA(30, 19) AICORE_FMA(31, 20)             \
+  AICORE_BCAST(u, 7) AICORE_FMA(29, 21) AICORE_FMA(30, 22) AICORE_FMA(31, 23)
+#define AICORE_STEP2(u)                                                                   \
+  AICORE_LDB2(u)                                                                          \
+  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_FMA(30, 1)                                  \
+  AICORE_BCAST(u, 1) AICORE_FMA(29, 2) AICORE_FMA(30, 3)                                  \
+  AICORE_BCAST(u, 2) AICORE_FMA(29, 4) AICORE_FMA(30, 5)                                  \
+  AICORE_BCAST(u, 3) AICORE_FMA(29, 6) AICORE_FMA(30, 7)                                  \
+  AICORE_BCAST(u, 4) AICORE_FMA(29, 8) AICORE_FMA(30, 9)                                  \
+  AICORE_BCAST(u, 5) AICORE_FMA(29, 10) AICORE_FMA(30, 11)                                \
+  AICORE_BCAST(u, 6) AICORE_FMA(29, 12) AICORE_FMA(30, 13)                                \
+  AICORE_BCAST(u, 7) AICORE_FMA(29, 14) AICORE_FMA(30, 15)
+#define AICORE_STEP1(u)                                                                   \
+  AICORE_LDB1(u)                                                                          \
+  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_BCAST(u, 1) AICORE_FMA(29, 1)               \
+  AICORE_BCAST(u, 2) AICORE_FMA(29, 2) AICORE_BCAST(u, 3) AICORE_FMA(29, 3)               \
+  AICORE_BCAST(u, 4) AICORE_FMA(29, 4) AICORE_BCAST(u, 5) AICORE_FMA(29, 5)               \
+  AICORE_BCAST(u, 6) AICORE_FMA(29, 6) AICORE_BCAST(u, 7) AICORE_FMA(29, 7)
+
+// The whole tile: init by mode (0 zero, 1 bias, 2 load C), `steps` x 4 k steps, `rem` k steps,
+// store C.
+#define AICORE_TILE_ASM(NJ)                                                               \
+  "kmovw %k[m0], %%k1\n\t"                                                                \
+  "kmovw %k[m1], %%k2\n\t"                                                                \
+  "kmovw %k[m2], %%k3\n\t"                                                                \
+  "cmpq $2, %[mode]\n\t"                                                                  \
+  "je 3f\n\t"                                                                             \
+  "cmpq $1, %[mode]\n\t"                                                                  \
+  "je 4f\n\t" AICORE_ROWS##NJ(AICORE_ZERO##NJ) "jmp 5f\n\t"                               \
+  "4:\n\t" AICORE_BIAS##NJ AICORE_ROWS##NJ(AICORE_CPB##NJ) "jmp 5f\n\t"                   \
+  "3:\n\t" AICORE_ROWS##NJ(AICORE_LDC##NJ)                                                \
+  "5:\n\t"                                                                                \
+  "testq %[steps], %[steps]\n\t"                                                          \
+  "jz 6f\n\t"                                                                             \
+  "1:\n\t" AICORE_STEP##NJ(0) AICORE_STEP##NJ(1) AICORE_STEP##NJ(2) AICORE_STEP##NJ(3)    \
+  "addq $128, %[ap]\n\t"                                                                  \
+  "addq $768, %[bp]\n\t"                                                                  \
+  "decq %[steps]\n\t"                                                                     \
+  "jnz 1b\n\t"                                                                            \
+  "6:\n\t"                                                                                \
+  "testq %[rem], %[rem]\n\t"                                                              \
+  "jz 7f\n\t"                                                                             \
+  "2:\n\t" AICORE_STEP##NJ(0)                                                             \
+  "addq $32, %[ap]\n\t"                                                                   \
+  "addq $192, %[bp]\n\t"                                                                  \
+  "decq %[rem]\n\t"                                                                       \
+  "jnz 2b\n\t"                                                                            \
+  "7:\n\t" AICORE_ROWS##NJ(AICORE_STC##NJ)
+
+// An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row).
+void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
+           const float* bias, uint32_t cols) {
   uint64_t steps = kc / 4, rem = kc % 4;
   const int64_t ldc_bytes = ldc * 4;
-  asm volatile(
-      "cmpq $2, %[mode]\n\t"
-      "je 3f\n\t"
-      "cmpq $1, %[mode]\n\t"
-      "je 4f\n\t"
-      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
-      "vpxord %%zmm1, %%zmm1, %%zmm1\n\t"
-      "vpxord %%zmm2, %%zmm2, %%zmm2\n\t"
-      "vpxord %%zmm3, %%zmm3, %%zmm3\n\t"
-      "vpxord %%zmm4, %%zmm4, %%zmm4\n\t"
-      "vpxord %%zmm5, %%zmm5, %%zmm5\n\t"
-      "vpxord %%zmm6, %%zmm6, %%zmm6\n\t"
-      "vpxord %%zmm7, %%zmm7, %%zmm7\n\t"
-      "vpxord %%zmm8, %%zmm8, %%zmm8\n\t"
-      "vpxord %%zmm9, %%zmm9, %%zmm9\n\t"
-      "vpxord %%zmm10, %%zmm10, %%zmm10\n\t"
-      "vpxord %%zmm11, %%zmm11, %%zmm11\n\t"
-      "vpxord %%zmm12, %%zmm12, %%zmm12\n\t"
-      "vpxord %%zmm13, %%zmm13, %%zmm13\n\t"
-      "vpxord %%zmm14, %%zmm14, %%zmm14\n\t"
-      "vpxord %%zmm15, %%zmm15, %%zmm15\n\t"
-      "vpxord %%zmm16, %%zmm16, %%zmm16\n\t"
-      "vpxord %%zmm17, %%zmm17, %%zmm17\n\t"
-      "vpxord %%zmm18, %%zmm18, %%zmm18\n\t"
-      "vpxord %%zmm19, %%zmm19, %%zmm19\n\t"
-      "vpxord %%zmm20, %%zmm20, %%zmm20\n\t"
-      "vpxord %%zmm21, %%zmm21, %%zmm21\n\t"
-      "vpxord %%zmm22, %%zmm22, %%zmm22\n\t"
-      "vpxord %%zmm23, %%zmm23, %%zmm23\n\t"
-      "jmp 5f\n\t"
-      "4:\n\t"
-      "vmovups 0(%[bias]), %%zmm0\n\t"
-      "vmovups 64(%[bias]), %%zmm1\n\t"
-      "vmovups 128(%[bias]), %%zmm2\n\t"
-      "vmovaps %%zmm0, %%zmm3\n\t"
-      "vmovaps %%zmm1, %%zmm4\n\t"
-      "vmovaps %%zmm2, %%zmm5\n\t"
-      "vmovaps %%zmm0, %%zmm6\n\t"
-      "vmovaps %%zmm1, %%zmm7\n\t"
-      "vmovaps %%zmm2, %%zmm8\n\t"
-      "vmovaps %%zmm0, %%zmm9\n\t"
-      "vmovaps %%zmm1, %%zmm10\n\t"
-      "vmovaps %%zmm2, %%zmm11\n\t"
-      "vmovaps %%zmm0, %%zmm12\n\t"
-      "vmovaps %%zmm1, %%zmm13\n\t"
-      "vmovaps %%zmm2, %%zmm14\n\t"
-      "vmovaps %%zmm0, %%zmm15\n\t"
-      "vmovaps %%zmm1, %%zmm16\n\t"
-      "vmovaps %%zmm2, %%zmm17\n\t"
-      "vmovaps %%zmm0, %%zmm18\n\t"
-      "vmovaps %%zmm1, %%zmm19\n\t"
-      "vmovaps %%zmm2, %%zmm20\n\t"
-      "vmovaps %%zmm0, %%zmm21\n\t"
-      "vmovaps %%zmm1, %%zmm22\n\t"
-      "vmovaps %%zmm2, %%zmm23\n\t"
-      "jmp 5f\n\t"
-      "3:\n\t"
-      "vmovups 0(%[c]), %%zmm0\n\t"
-      "vmovups 64(%[c]), %%zmm1\n\t"
-      "vmovups 128(%[c]), %%zmm2\n\t"
-      "vmovups 0(%[c],%[ldc]), %%zmm3\n\t"
-      "vmovups 64(%[c],%[ldc]), %%zmm4\n\t"
-      "vmovups 128(%[c],%[ldc]), %%zmm5\n\t"
-      "vmovups 0(%[c],%[ldc],2), %%zmm6\n\t"
-      "vmovups 64(%[c],%[ldc],2), %%zmm7\n\t"
-      "vmovups 128(%[c],%[ldc],2), %%zmm8\n\t"
-      "vmovups 0(%[c],%[ldc3]), %%zmm9\n\t"
-      "vmovups 64(%[c],%[ldc3]), %%zmm10\n\t"
-      "vmovups 128(%[c],%[ldc3]), %%zmm11\n\t"
-      "vmovups 0(%[c4]), %%zmm12\n\t"
-      "vmovups 64(%[c4]), %%zmm13\n\t"
-      "vmovups 128(%[c4]), %%zmm14\n\t"
-      "vmovups 0(%[c4],%[ldc]), %%zmm15\n\t"
-      "vmovups 64(%[c4],%[ldc]), %%zmm16\n\t"
-      "vmovups 128(%[c4],%[ldc]), %%zmm17\n\t"
-      "vmovups 0(%[c4],%[ldc],2), %%zmm18\n\t"
-      "vmovups 64(%[c4],%[ldc],2), %%zmm19\n\t"
-      "vmovups 128(%[c4],%[ldc],2), %%zmm20\n\t"
-      "vmovups 0(%[c4],%[ldc3]), %%zmm21\n\t"
-      "vmovups 64(%[c4],%[ldc3]), %%zmm22\n\t"
-      "vmovups 128(%[c4],%[ldc3]), %%zmm23\n\t"
-      "5:\n\t"
-      "testq %[steps], %[steps]\n\t"
-      "jz 6f\n\t"
-      "1:\n\t"
-      "vmovaps 0(%[bp]), %%zmm29\n\t"
-      "vmovaps 64(%[bp]), %%zmm30\n\t"
-      "vmovaps 128(%[bp]), %%zmm31\n\t"
-      "vbroadcastss 0(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm0\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm1\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm2\n\t"
-      "vbroadcastss 4(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm3\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm4\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm5\n\t"
-      "vbroadcastss 8(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm6\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm7\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm8\n\t"
-      "vbroadcastss 12(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm9\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm10\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm11\n\t"
-      "vbroadcastss 16(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm12\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm13\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm14\n\t"
-      "vbroadcastss 20(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm15\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm16\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm17\n\t"
-      "vbroadcastss 24(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm18\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm19\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm20\n\t"
-      "vbroadcastss 28(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm21\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm22\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm23\n\t"
-      "vmovaps 192(%[bp]), %%zmm29\n\t"
-      "vmovaps 256(%[bp]), %%zmm30\n\t"
-      "vmovaps 320(%[bp]), %%zmm31\n\t"
-      "vbroadcastss 32(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm0\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm1\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm2\n\t"
-      "vbroadcastss 36(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm3\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm4\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm5\n\t"
-      "vbroadcastss 40(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm6\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm7\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm8\n\t"
-      "vbroadcastss 44(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm9\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm10\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm11\n\t"
-      "vbroadcastss 48(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm12\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm13\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm14\n\t"
-      "vbroadcastss 52(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm15\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm16\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm17\n\t"
-      "vbroadcastss 56(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm18\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm19\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm20\n\t"
-      "vbroadcastss 60(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm21\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm22\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm23\n\t"
-      "vmovaps 384(%[bp]), %%zmm29\n\t"
-      "vmovaps 448(%[bp]), %%zmm30\n\t"
-      "vmovaps 512(%[bp]), %%zmm31\n\t"
-      "vbroadcastss 64(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm0\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm1\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm2\n\t"
-      "vbroadcastss 68(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm3\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm4\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm5\n\t"
-      "vbroadcastss 72(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm6\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm7\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm8\n\t"
-      "vbroadcastss 76(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm9\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm10\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm11\n\t"
-      "vbroadcastss 80(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm12\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm13\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm14\n\t"
-      "vbroadcastss 84(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm15\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm16\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm17\n\t"
-      "vbroadcastss 88(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm18\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm19\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm20\n\t"
-      "vbroadcastss 92(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm21\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm22\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm23\n\t"
-      "vmovaps 576(%[bp]), %%zmm29\n\t"
-      "vmovaps 640(%[bp]), %%zmm30\n\t"
-      "vmovaps 704(%[bp]), %%zmm31\n\t"
-      "vbroadcastss 96(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm0\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm1\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm2\n\t"
-      "vbroadcastss 100(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm3\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm4\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm5\n\t"
-      "vbroadcastss 104(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm6\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm7\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm8\n\t"
-      "vbroadcastss 108(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm9\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm10\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm11\n\t"
-      "vbroadcastss 112(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm12\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm13\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm14\n\t"
-      "vbroadcastss 116(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm15\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm16\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm17\n\t"
-      "vbroadcastss 120(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm18\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm19\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm20\n\t"
-      "vbroadcastss 124(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm21\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm22\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm23\n\t"
-      "addq $128, %[ap]\n\t"
-      "addq $768, %[bp]\n\t"
-      "decq %[steps]\n\t"
-      "jnz 1b\n\t"
-      "6:\n\t"
-      "testq %[rem], %[rem]\n\t"
-      "jz 7f\n\t"
-      "2:\n\t"
-      "vmovaps 0(%[bp]), %%zmm29\n\t"
-      "vmovaps 64(%[bp]), %%zmm30\n\t"
-      "vmovaps 128(%[bp]), %%zmm31\n\t"
-      "vbroadcastss 0(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm0\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm1\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm2\n\t"
-      "vbroadcastss 4(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm3\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm4\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm5\n\t"
-      "vbroadcastss 8(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm6\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm7\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm8\n\t"
-      "vbroadcastss 12(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm9\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm10\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm11\n\t"
-      "vbroadcastss 16(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm12\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm13\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm14\n\t"
-      "vbroadcastss 20(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm15\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm16\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm17\n\t"
-      "vbroadcastss 24(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm18\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm19\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm20\n\t"
-      "vbroadcastss 28(%[ap]), %%zmm28\n\t"
-      "vfmadd231ps %%zmm29, %%zmm28, %%zmm21\n\t"
-      "vfmadd231ps %%zmm30, %%zmm28, %%zmm22\n\t"
-      "vfmadd231ps %%zmm31, %%zmm28, %%zmm23\n\t"
-      "addq $32, %[ap]\n\t"
-      "addq $192, %[bp]\n\t"
-      "decq %[rem]\n\t"
-      "jnz 2b\n\t"
-      "7:\n\t"
-      "vmovups %%zmm0, 0(%[c])\n\t"
-      "vmovups %%zmm1, 64(%[c])\n\t"
-      "vmovups %%zmm2, 128(%[c])\n\t"
-      "vmovups %%zmm3, 0(%[c],%[ldc])\n\t"
-      "vmovups %%zmm4, 64(%[c],%[ldc])\n\t"
-      "vmovups %%zmm5, 128(%[c],%[ldc])\n\t"
-      "vmovups %%zmm6, 0(%[c],%[ldc],2)\n\t"
-      "vmovups %%zmm7, 64(%[c],%[ldc],2)\n\t"
-      "vmovups %%zmm8, 128(%[c],%[ldc],2)\n\t"
-      "vmovups %%zmm9, 0(%[c],%[ldc3])\n\t"
-      "vmovups %%zmm10, 64(%[c],%[ldc3])\n\t"
-      "vmovups %%zmm11, 128(%[c],%[ldc3])\n\t"
-      "vmovups %%zmm12, 0(%[c4])\n\t"
-      "vmovups %%zmm13, 64(%[c4])\n\t"
-      "vmovups %%zmm14, 128(%[c4])\n\t"
-      "vmovups %%zmm15, 0(%[c4],%[ldc])\n\t"
-      "vmovups %%zmm16, 64(%[c4],%[ldc])\n\t"
-      "vmovups %%zmm17, 128(%[c4],%[ldc])\n\t"
-      "vmovups %%zmm18, 0(%[c4],%[ldc],2)\n\t"
-      "vmovups %%zmm19, 64(%[c4],%[ldc],2)\n\t"
-      "vmovups %%zmm20, 128(%[c4],%[ldc],2)\n\t"
-      "vmovups %%zmm21, 0(%[c4],%[ldc3])\n\t"
-      "vmovups %%zmm22, 64(%[c4],%[ldc3])\n\t"
-      "vmovups %%zmm23, 128(%[c4],%[ldc3])\n\t"
-      : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem)
-      : [c] "r"(c), [c4] "r"(c + 4 * ldc), [ldc] "r"(ldc_bytes), [ldc3] "r"(3 * ldc_bytes),
-        [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias)
-      : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10", "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20", "zmm21", "zmm22", "zmm23", "zmm24", "zmm25", "zmm26", "zmm27", "zmm28", "zmm29", "zmm30", "zmm31", "cc", "memory");
+  const uint32_t m0 = Mask16(cols), m1 = Mask16(cols > 16 ? cols - 16 : 0),
+                 m2 = Mask16(cols > 32 ? cols - 32 : 0);
+#define AICORE_TILE_OPERANDS                                                                   \
+  : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem)                         \
+  : [c] "r"(c), [c4] "r"(c + 4 * ldc), [ldc] "r"(ldc_bytes), [ldc3] "r"(3 * ldc_bytes),        \
+    [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias), [m0] "r"(m0), [m1] "r"(m1),     \
+    [m2] "r"(m2)                                                                               \
+  : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10",   \
+    "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20",  \
+    "zmm21", "zmm22", "zmm23", "zmm28", "zmm29", "zmm30", "zmm31", "k1", "k2", "k3", "cc",     \
+    "memory"
+  if (cols > 32) {
+    asm volatile(AICORE_TILE_ASM(3) AICORE_TILE_OPERANDS);
+  } else if (cols > 16) {
+    asm volatile(AICORE_TILE_ASM(2) AICORE_TILE_OPERANDS);
+  } else {
+    asm volatile(AICORE_TILE_ASM(1) AICORE_TILE_OPERANDS);
+  }
+#undef AICORE_TILE_OPERANDS
 }
 
 template <typename S>
@@ -537,28 +335,18 @@ void Gemm(const GemmJob& j) {
       const Init init = pc > 0 ? Init::kLoad : j.bias != nullptr ? Init::kBias : Init::kZero;
       for (uint32_t ic = 0; ic < j.m; ic += kMc) {
         const uint32_t mc = std::min(kMc, j.m - ic);
-        const uint32_t tiles = (mc + kMr - 1) / kMr;
         PackA(j, a, ic, mc, pc, kc, apack);
         for (uint32_t jr = 0; jr < nc; jr += kNr) {
           float* bp = bpack + size_t{jr} * kc;
           const uint32_t cols = std::min(kNr, nc - jr);
-          // The first A block packs each B panel just before its tiles, and meanwhile
-          // prefetches the source of the next panel, so the GM reads overlap the FMAs.
-          SourceRuns next;
-          if (ic == 0) {
-            PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
-            if (jr + kNr < nc) {
-              next = PanelSource(j, b, pc, kc, jc + jr + kNr, std::min(kNr, nc - jr - kNr));
-            }
-          }
-          const uint32_t runs_per_tile = (next.rows + tiles - 1) / tiles;
+          // The first A block packs each B panel just before its tiles (L1/L2-hot).
+          if (ic == 0) PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
           const float* bias = j.bias != nullptr ? j.bias + jc + jr : nullptr;
-          for (uint32_t t = 0, ir = 0; ir < mc; ++t, ir += kMr) {
-            PrefetchRuns(next, t * runs_per_tile, (t + 1) * runs_per_tile);
+          for (uint32_t ir = 0; ir < mc; ir += kMr) {
             const uint32_t rows = std::min(kMr, mc - ir);
             float* c = j.c + (ic + ir) * j.ldc + jc + jr;
-            if (rows == kMr && cols == kNr)
-              FullTile(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias);
+            if (rows == kMr)
+              Tile8(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols);
             else
               kTiles[rows - 1](kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols);
           }
