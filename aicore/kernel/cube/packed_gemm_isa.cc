@@ -267,9 +267,11 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
 // The whole tile: init by mode (0 zero, 1 bias, 2 load C), `steps` x 4 k steps, `rem` k steps,
 // store C.
 #define AICORE_TILE_ASM(NJ)                                                               \
-  "kmovw %k[m0], %%k1\n\t"                                                                \
-  "kmovw %k[m1], %%k2\n\t"                                                                \
-  "kmovw %k[m2], %%k3\n\t"                                                                \
+  "kmovw %k[masks], %%k1\n\t"                                                             \
+  "shrq $16, %[masks]\n\t"                                                                \
+  "kmovw %k[masks], %%k2\n\t"                                                             \
+  "shrq $16, %[masks]\n\t"                                                                \
+  "kmovw %k[masks], %%k3\n\t"                                                             \
   "cmpq $2, %[mode]\n\t"                                                                  \
   "je 3f\n\t"                                                                             \
   "cmpq $1, %[mode]\n\t"                                                                  \
@@ -280,6 +282,9 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
   "testq %[steps], %[steps]\n\t"                                                          \
   "jz 6f\n\t"                                                                             \
   "1:\n\t" AICORE_STEP##NJ(0) AICORE_STEP##NJ(1) AICORE_STEP##NJ(2) AICORE_STEP##NJ(3)    \
+  "prefetcht1 (%[pf])\n\t"                                                                \
+  "prefetcht1 128(%[pf])\n\t"                                                             \
+  "addq %[pf_stride], %[pf]\n\t"                                                          \
   "addq $128, %[ap]\n\t"                                                                  \
   "addq $768, %[bp]\n\t"                                                                  \
   "decq %[steps]\n\t"                                                                     \
@@ -295,17 +300,20 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
   "7:\n\t" AICORE_ROWS##NJ(AICORE_STC##NJ)
 
 // An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row).
+// Every 4 k steps it also prefetches 256 bytes at pf into L2 and advances pf by pf_stride: the
+// caller points it at the GM rows of the B panel packed next (Gemm), so those DRAM/L3 reads
+// overlap this tile's FMAs instead of stalling the packing.
 void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
-           const float* bias, uint32_t cols) {
+           const float* bias, uint32_t cols, const char* pf, int64_t pf_stride) {
   uint64_t steps = kc / 4, rem = kc % 4;
   const int64_t ldc_bytes = ldc * 4;
-  const uint32_t m0 = Mask16(cols), m1 = Mask16(cols > 16 ? cols - 16 : 0),
-                 m2 = Mask16(cols > 32 ? cols - 32 : 0);
+  uint64_t masks = uint64_t{Mask16(cols)} | uint64_t{Mask16(cols > 16 ? cols - 16 : 0)} << 16 |
+                   uint64_t{Mask16(cols > 32 ? cols - 32 : 0)} << 32;
 #define AICORE_TILE_OPERANDS                                                                   \
-  : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem)                         \
+  : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem), [masks] "+r"(masks),   \
+    [pf] "+r"(pf)                                                                              \
   : [c] "r"(c), [c4] "r"(c + 4 * ldc), [ldc] "r"(ldc_bytes), [ldc3] "r"(3 * ldc_bytes),        \
-    [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias), [m0] "r"(m0), [m1] "r"(m1),     \
-    [m2] "r"(m2)                                                                               \
+    [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias), [pf_stride] "r"(pf_stride)      \
   : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10",   \
     "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20",  \
     "zmm21", "zmm22", "zmm23", "zmm28", "zmm29", "zmm30", "zmm31", "k1", "k2", "k3", "cc",     \
@@ -342,13 +350,27 @@ void Gemm(const GemmJob& j) {
           // The first A block packs each B panel just before its tiles (L1/L2-hot).
           if (ic == 0) PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
           const float* bias = j.bias != nullptr ? j.bias + jc + jr : nullptr;
+          // While the first A block runs, the tiles prefetch the GM rows of the next B panel
+          // (row-major B: a row per 4 k steps; otherwise nothing: pf stays on this panel).
+          const char* pf = reinterpret_cast<const char*>(bp);
+          int64_t pf_stride = 0;
+          if (ic == 0 && j.b_cs == 1 && jr + kNr < nc) {
+            pf = reinterpret_cast<const char*>(b + pc * j.b_rs + jc + jr + kNr);
+            pf_stride = j.b_rs * int64_t{sizeof(S)};
+          }
+          uint32_t pf_rows = pf_stride != 0 ? kc : 0;  // rows of the next panel not prefetched
           for (uint32_t ir = 0; ir < mc; ir += kMr) {
             const uint32_t rows = std::min(kMr, mc - ir);
             float* c = j.c + (ic + ir) * j.ldc + jc + jr;
-            if (rows == kMr)
-              Tile8(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols);
-            else
+            if (rows == kMr) {
+              Tile8(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols, pf,
+                    pf_rows > 0 ? pf_stride : 0);
+              const uint32_t done = std::min(pf_rows, kc / 4);
+              pf += pf_stride * done;
+              pf_rows -= done;
+            } else {
               kTiles[rows - 1](kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols);
+            }
           }
         }
       }
