@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aicore/core/dtype.h"
+#include "aicore/kernel/cube/matmul.h"
 #include "aicore/runtime/gm.h"
 #include "tiling/tiling_api.h"
 #include "aicore/runtime/launch.h"
@@ -86,10 +87,12 @@ void BM_Stage(benchmark::State& state, StageKernel kernel, uint32_t blocks, Shap
   SetFlops(state, s);
 }
 
-// Stage 5: the Matmul API (C = A * B + bias) with the tiling its host code picks for `cores` AICs.
+// Stage 5: the Matmul API (C = A * B + bias) with the tiling its host code picks for `cores` AICs;
+// `fused` false runs IterateAll through the cube path (Note [Matmul fused path]).
 template <typename In>
-void BM_Stage5(benchmark::State& state, uint32_t cores, Shape s) {
+void BM_Stage5(benchmark::State& state, uint32_t cores, Shape s, bool fused) {
   aicore::sim::SetWorkerThreads(1);
+  AscendC::detail::SetMatmulFusedPath(fused);
   constexpr bool kBf16 = std::is_same_v<In, aicore::bfloat16>;
   Problem<In> p(s);
   auto* bias = static_cast<float*>(aicore::GmAlloc(s.n * sizeof(float)));
@@ -116,6 +119,7 @@ void BM_Stage5(benchmark::State& state, uint32_t cores, Shape s) {
   SetFlops(state, s);
   aicore::GmFree(bias);
   aicore::GmFree(tiling);
+  AscendC::detail::SetMatmulFusedPath(true);
 }
 
 void BM_OpenBlas(benchmark::State& state, Shape s) {
@@ -153,12 +157,16 @@ void Register() {
           ->ReportAggregatesOnly(true);
     }
     benchmark::RegisterBenchmark(("matmul/stage5/fp32/" + s.Name()).c_str(), BM_Stage5<float>,
-                                 24u, s)
+                                 24u, s, true)
         ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(5)
         ->ReportAggregatesOnly(true);
     if (s.m == 1024) {
+      benchmark::RegisterBenchmark(("matmul/stage5_cube_path/fp32/" + s.Name()).c_str(),
+                                   BM_Stage5<float>, 24u, s, false)
+          ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(3)
+          ->ReportAggregatesOnly(true);
       benchmark::RegisterBenchmark(("matmul/stage5/bf16/" + s.Name()).c_str(),
-                                   BM_Stage5<aicore::bfloat16>, 24u, s)
+                                   BM_Stage5<aicore::bfloat16>, 24u, s, true)
           ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(5)
           ->ReportAggregatesOnly(true);
     }
