@@ -1,5 +1,5 @@
 // Matmul on one thread: the staged examples (examples/matmul; stages 1-4 take fp16 inputs, stage 5
-// is the Matmul API on fp32 and bf16) next to OpenBLAS and oneDNN sgemm measured in the same
+// is the Matmul API on fp32, fp16 and bf16) next to OpenBLAS and oneDNN sgemm measured in the same
 // binary. Rows report GFLOP/s; run_all.py turns them into ratios to machine/fma_fp32_peak,
 // machine/fma_bf16_peak and the best BLAS of the same run. Inputs are row-major (ND), C = A * B.
 #include <benchmark/benchmark.h>
@@ -27,9 +27,10 @@ void matmul_stage3(uint8_t* a, uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, u
 void matmul_stage4(uint8_t* a, uint8_t* b, uint8_t* c, uint32_t m, uint32_t n, uint32_t k);
 void matmul_stage5_fp32(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* tiling);
 void matmul_stage5_bf16(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* tiling);
+void matmul_stage5_fp16(uint8_t* a, uint8_t* b, uint8_t* bias, uint8_t* c, uint8_t* tiling);
 }
 // Stage 5's host tiling (examples/matmul/matmul_stage5_api.cpp).
-int64_t matmul_stage5_tiling(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, bool bf16,
+int64_t matmul_stage5_tiling(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype,
                              TCubeTiling* tiling);
 
 namespace {
@@ -94,16 +95,18 @@ void BM_Stage5(benchmark::State& state, uint32_t cores, Shape s, bool fused) {
   aicore::sim::SetWorkerThreads(1);
   AscendC::detail::SetMatmulFusedPath(fused);
   constexpr bool kBf16 = std::is_same_v<In, aicore::bfloat16>;
+  constexpr bool kF16 = std::is_same_v<In, aicore::half>;
+  const char* dtype = kBf16 ? "bf16" : kF16 ? "fp16" : "fp32";
   Problem<In> p(s);
   auto* bias = static_cast<float*>(aicore::GmAlloc(s.n * sizeof(float)));
   auto* tiling = static_cast<TCubeTiling*>(aicore::GmAlloc(sizeof(TCubeTiling)));
-  if (matmul_stage5_tiling(s.m, s.n, s.k, cores, kBf16, tiling) != 0) {
+  if (matmul_stage5_tiling(s.m, s.n, s.k, cores, dtype, tiling) != 0) {
     state.SkipWithError("no tiling");
     return;
   }
   aicore::LaunchOptions o;
   o.mode = aicore::KernelMode::kAic;
-  const auto kernel = kBf16 ? matmul_stage5_bf16 : matmul_stage5_fp32;
+  const auto kernel = kBf16 ? matmul_stage5_bf16 : kF16 ? matmul_stage5_fp16 : matmul_stage5_fp32;
   for (auto _ : state) {
     aicore::Status st = aicore::LaunchSync("matmul_stage5", kernel, tiling->usedCoreNum, o,
                                            (uint8_t*)p.a, (uint8_t*)p.b, (uint8_t*)bias,
@@ -163,6 +166,10 @@ void Register() {
     if (s.m == 1024) {
       benchmark::RegisterBenchmark(("matmul/stage5_cube_path/fp32/" + s.Name()).c_str(),
                                    BM_Stage5<float>, 24u, s, false)
+          ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(3)
+          ->ReportAggregatesOnly(true);
+      benchmark::RegisterBenchmark(("matmul/stage5/fp16/" + s.Name()).c_str(),
+                                   BM_Stage5<aicore::half>, 24u, s, true)
           ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(3)
           ->ReportAggregatesOnly(true);
       benchmark::RegisterBenchmark(("matmul/stage5/bf16/" + s.Name()).c_str(),

@@ -56,18 +56,27 @@ extern "C" __global__ __aicore__ void matmul_stage5_bf16(GM_ADDR a, GM_ADDR b, G
                                                          GM_ADDR c, GM_ADDR tiling) {
   MatmulStage5<bfloat16_t>(a, b, bias, c, *reinterpret_cast<const TCubeTiling*>(tiling));
 }
+extern "C" __global__ __aicore__ void matmul_stage5_fp16(GM_ADDR a, GM_ADDR b, GM_ADDR bias,
+                                                         GM_ADDR c, GM_ADDR tiling) {
+  MatmulStage5<half>(a, b, bias, c, *reinterpret_cast<const TCubeTiling*>(tiling));
+}
 
 // ---- host side ----
+#include <string_view>
+
 #include "tiling/tiling_api.h"
 
 // Fills `tiling` for C(m, n) = A(m, k) * B(k, n) + bias on up to `cores` AICs of the default
 // chip, with float (bf16 = false) or bfloat16 inputs. Returns 0, or -1 (reason logged).
-int64_t matmul_stage5_tiling(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, bool bf16,
+// dtype: "fp32", "fp16" or "bf16" (A and B; C and the bias are float).
+int64_t matmul_stage5_tiling(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype,
                              TCubeTiling* tiling) {
   using matmul_tiling::DataType;
   auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
   matmul_tiling::MultiCoreMatmulTiling api(*platform);
-  const DataType in = bf16 ? DataType::DT_BF16 : DataType::DT_FLOAT;
+  const DataType in = std::string_view(dtype) == "bf16"   ? DataType::DT_BF16
+                      : std::string_view(dtype) == "fp16" ? DataType::DT_FLOAT16
+                                                          : DataType::DT_FLOAT;
   api.SetDim(static_cast<int32_t>(cores));
   api.SetAType(TPosition::GM, CubeFormat::ND, in);
   api.SetBType(TPosition::GM, CubeFormat::ND, in);
@@ -96,7 +105,7 @@ namespace {
 template <typename T>
 int Run(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype) {
   TCubeTiling host_tiling;
-  if (matmul_stage5_tiling(m, n, k, cores, !std::is_same_v<T, float>, &host_tiling) != 0) {
+  if (matmul_stage5_tiling(m, n, k, cores, dtype, &host_tiling) != 0) {
     std::fprintf(stderr, "matmul_stage5: no tiling for %ux%ux%u\n", m, n, k);
     return 2;
   }
@@ -116,6 +125,9 @@ int Run(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype) {
   const auto t0 = std::chrono::steady_clock::now();
   if (std::is_same_v<T, float>) {
     ICPU_RUN_KF(matmul_stage5_fp32, blocks, (uint8_t*)a, (uint8_t*)b, (uint8_t*)bias, (uint8_t*)c,
+                (uint8_t*)tiling);
+  } else if (std::is_same_v<T, half>) {
+    ICPU_RUN_KF(matmul_stage5_fp16, blocks, (uint8_t*)a, (uint8_t*)b, (uint8_t*)bias, (uint8_t*)c,
                 (uint8_t*)tiling);
   } else {
     ICPU_RUN_KF(matmul_stage5_bf16, blocks, (uint8_t*)a, (uint8_t*)b, (uint8_t*)bias, (uint8_t*)c,
@@ -155,7 +167,7 @@ int Run(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype) {
 
 }  // namespace
 
-// Usage: matmul_stage5_api [M N K [cores [fp32|bf16]]]; defaults 600 470 512 24 fp32.
+// Usage: matmul_stage5_api [M N K [cores [fp32|fp16|bf16]]]; defaults 600 470 512 24 fp32.
 int main(int argc, char** argv) {
   const uint32_t m = argc > 3 ? std::atoi(argv[1]) : 600;
   const uint32_t n = argc > 3 ? std::atoi(argv[2]) : 470;
@@ -167,8 +179,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (std::strcmp(dtype, "bf16") == 0) return Run<bfloat16_t>(m, n, k, cores, dtype);
+  if (std::strcmp(dtype, "fp16") == 0) return Run<half>(m, n, k, cores, dtype);
   if (std::strcmp(dtype, "fp32") == 0) return Run<float>(m, n, k, cores, dtype);
-  std::fprintf(stderr, "matmul_stage5: dtype must be fp32 or bf16\n");
+  std::fprintf(stderr, "matmul_stage5: dtype must be fp32, fp16 or bf16\n");
   return 2;
 }
 #endif  // AICORE_EXAMPLE_NO_MAIN
