@@ -22,6 +22,9 @@
 #include "aicore/core/log.h"
 #include "aicore/kernel/cube/l0_layout.h"
 #include "aicore/kernel/cube/mmad_kernels.h"
+#if AICORE_ISA >= 2
+#include "aicore/kernel/cube/tile_asm.h"
+#endif
 
 #if AICORE_ISA >= 1
 #include <immintrin.h>
@@ -307,13 +310,84 @@ inline void StoreAcc(const __m512 (&acc)[MR][NJ], float* c, size_t c_j_stride) {
     for (int jj = 0; jj < NJ; ++jj) _mm512_storeu_ps(c + jj * c_j_stride + r * 16, acc[r][jj]);
 }
 
+// The 8-row tile in assembly (Note [Assembly tiles]). L0 layouts: A(row r, step u) at
+// a + 4u + 32r bytes within a Zz fractal, B(step u, vector v) at b + 64u + 512v within a row of
+// k-major Zn fractals; 8 steps per fractal, then a += 512 B and b += b_k1_stride floats. C row r,
+// vector v at c + 64r + v * c_j_stride floats (Nz). The bias row is masked to bias_valid (k1..k3).
+#define AICORE_MM_CV0 "(%[c])"
+#define AICORE_MM_CV1 "(%[c],%[cj])"
+#define AICORE_MM_CV2 "(%[c],%[cj],2)"
+#define AICORE_MM_LDC(v, r, z) "vmovups 64*" #r AICORE_MM_CV##v ", %%zmm" #z "\n\t"
+#define AICORE_MM_STC(v, r, z) "vmovups %%zmm" #z ", 64*" #r AICORE_MM_CV##v "\n\t"
+#define AICORE_MM_MASK0 "%{%%k1%}"
+#define AICORE_MM_MASK1 "%{%%k2%}"
+#define AICORE_MM_MASK2 "%{%%k3%}"
+#define AICORE_MM_BIAS(v) "vmovups 64*" #v "(%[bias]), %%zmm" #v AICORE_MM_MASK##v "%{z%}\n\t"
+#define AICORE_MM_LDB(u, v, z) "vmovups 64*" #u "+512*" #v "(%[bp]), %%zmm" #z "\n\t"
+#define AICORE_MM_BC(u, r) "vbroadcastss 4*" #u "+32*" #r "(%[ap]), %%zmm28\n\t"
+#define AICORE_MM_STEP(NJ, u) AICORE_TA_STEP##NJ(AICORE_MM_LDB, AICORE_MM_BC, u)
+#define AICORE_MM_TILE(NJ)                                                                    \
+  "kmovw %k[masks], %%k1\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k2\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k3\n\t" AICORE_TA_INIT(NJ, AICORE_MM_LDC, AICORE_MM_BIAS)               \
+  "testq %[steps], %[steps]\n\t"                                                              \
+  "jz 6f\n\t"                                                                                 \
+  "1:\n\t" AICORE_MM_STEP(NJ, 0) AICORE_MM_STEP(NJ, 1) AICORE_MM_STEP(NJ, 2)                  \
+  AICORE_MM_STEP(NJ, 3) AICORE_MM_STEP(NJ, 4) AICORE_MM_STEP(NJ, 5) AICORE_MM_STEP(NJ, 6)     \
+  AICORE_MM_STEP(NJ, 7)                                                                       \
+  "addq $512, %[ap]\n\t"                                                                      \
+  "addq %[bk1], %[bp]\n\t"                                                                    \
+  "decq %[steps]\n\t"                                                                         \
+  "jnz 1b\n\t"                                                                                \
+  "6:\n\t"                                                                                    \
+  "testq %[rem], %[rem]\n\t"                                                                  \
+  "jz 7f\n\t"                                                                                 \
+  "2:\n\t" AICORE_MM_STEP(NJ, 0)                                                              \
+  "addq $4, %[ap]\n\t"                                                                        \
+  "addq $64, %[bp]\n\t"                                                                       \
+  "decq %[rem]\n\t"                                                                           \
+  "jnz 2b\n\t"                                                                                \
+  "7:\n\t" AICORE_TA_EACH##NJ(AICORE_MM_STC)
+
+template <int NJ>
+void TileF32Asm(const float* a, const float* b, size_t b_k1_stride, float* c, size_t c_j_stride,
+                uint32_t k, MmadInit init, const float* bias, uint32_t bias_valid) {
+  uint64_t steps = k / 8, rem = k % 8;
+  const uint64_t mode = init == MmadInit::kZero ? 0 : init == MmadInit::kBias ? 1 : 2;
+  auto mask = [&](uint32_t v) -> uint64_t {
+    const uint32_t left = bias_valid > v * 16 ? bias_valid - v * 16 : 0;
+    return left >= 16 ? 0xFFFF : (1u << left) - 1;
+  };
+  uint64_t masks = mask(0) | mask(1) << 16 | mask(2) << 32;
+  const int64_t bk1 = static_cast<int64_t>(b_k1_stride * sizeof(float));
+  const int64_t cj = static_cast<int64_t>(c_j_stride * sizeof(float));
+#define AICORE_MM_OPERANDS                                                                  \
+  : [ap] "+r"(a), [bp] "+r"(b), [steps] "+r"(steps), [rem] "+r"(rem), [masks] "+r"(masks)   \
+  : [c] "r"(c), [cj] "r"(cj), [mode] "r"(mode), [bias] "r"(bias), [bk1] "r"(bk1)            \
+  : AICORE_TA_CLOBBERS
+  if constexpr (NJ == 3) {
+    asm volatile(AICORE_MM_TILE(3) AICORE_MM_OPERANDS);
+  } else if constexpr (NJ == 2) {
+    asm volatile(AICORE_MM_TILE(2) AICORE_MM_OPERANDS);
+  } else {
+    asm volatile(AICORE_MM_TILE(1) AICORE_MM_OPERANDS);
+  }
+#undef AICORE_MM_OPERANDS
+}
+
 // a: A(row 0 of the tile, k = 0) in a Zz fp32 fractal (rows 8 floats apart, next k-fractal 128
 // floats on); b: B(k = 0, first column) in a k-major Zn fp32 fractal (next k 16 floats on, next
 // column fractal 128, next k-fractal b_k1_stride); c: C(row 0, first column), next column
-// fractal c_j_stride floats on.
+// fractal c_j_stride floats on. Full 8-row tiles run in assembly, the same bits.
 template <int MR, int NJ>
 void TileF32(const float* a, const float* b, size_t b_k1_stride, float* c, size_t c_j_stride,
              uint32_t k, MmadInit init, const float* bias, uint32_t bias_valid) {
+  if constexpr (MR == 8) {
+    TileF32Asm<NJ>(a, b, b_k1_stride, c, c_j_stride, k, init, bias, bias_valid);
+    return;
+  }
   __m512 acc[MR][NJ];
   InitAcc<MR, NJ>(acc, c, c_j_stride, init, bias, bias_valid);
   auto step = [&](const float* ap, const float* bp) __attribute__((always_inline)) {

@@ -7,6 +7,7 @@
 
 #include "aicore/core/dtype.h"
 #include "aicore/kernel/cube/packed_gemm.h"
+#include "aicore/kernel/cube/tile_asm.h"
 
 #if AICORE_ISA >= 2
 #include <immintrin.h>
@@ -54,7 +55,8 @@ inline __m256 Load8(const half* p) {
 // Loads the first `mask` bits' worth of 16 consecutive elements as floats (the rest 0).
 inline __m512 Load16(const float* p, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, p); }
 inline __m512 Load16(const half* p, __mmask16 mask) {
-  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, p));
+  // The maskz form: the unmasked one trips GCC 12's -Wmaybe-uninitialized in its header.
+  return _mm512_maskz_cvtph_ps(0xFFFF, _mm256_maskz_loadu_epi16(mask, p));
 }
 
 // Transposes the 8 x 8 block in r (r[i] = row i) in place (r[j] = column j).
@@ -181,151 +183,81 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
                                 Tile<5>, Tile<6>, Tile<7>, Tile<8>};
 
 
-// --- The 8-row tiles in assembly ---------------------------------------------------------
-// Nearly all the time goes to tiles of 8 rows: they run as assembly, NJ = 1, 2 or 3 zmm columns
-// (16, 32, 48 columns; the last vector of each row masked to `cols`), accumulators in zmm0..,
-// B in zmm29..31, the broadcast A element in zmm28, 4 k steps per loop iteration. GCC 12
-// compiles the intrinsic Tile<8> with accumulator moves and 32-bit index arithmetic that take
-// FMA ports (about 120 against 145 GFLOP/s on the SPR-class VM). Same fma per element in the same
-// order as Tile, so the same bits. GAS evaluates the displacement expressions (32*u+4*r).
-#define AICORE_ROW0 "(%[c])"
-#define AICORE_ROW1 "(%[c],%[ldc])"
-#define AICORE_ROW2 "(%[c],%[ldc],2)"
-#define AICORE_ROW3 "(%[c],%[ldc3])"
-#define AICORE_ROW4 "(%[c4])"
-#define AICORE_ROW5 "(%[c4],%[ldc])"
-#define AICORE_ROW6 "(%[c4],%[ldc],2)"
-#define AICORE_ROW7 "(%[c4],%[ldc3])"
-// Vector v of row `row` of C under its column mask (k1, k2, k3): load (zeroing), store, or the
-// bias row.
-#define AICORE_MASK0 "%{%%k1%}"
-#define AICORE_MASK1 "%{%%k2%}"
-#define AICORE_MASK2 "%{%%k3%}"
-#define AICORE_LDC(v, row, z) "vmovups 64*" #v row ", %%zmm" #z AICORE_MASK##v "%{z%}\n\t"
-#define AICORE_STC(v, row, z) "vmovups %%zmm" #z ", 64*" #v row AICORE_MASK##v "\n\t"
-#define AICORE_BIAS(v, z) "vmovups 64*" #v "(%[bias]), %%zmm" #z AICORE_MASK##v "%{z%}\n\t"
-#define AICORE_COPY(from, to) "vmovaps %%zmm" #from ", %%zmm" #to "\n\t"
-#define AICORE_ZERO(z) "vpxord %%zmm" #z ", %%zmm" #z ", %%zmm" #z "\n\t"
-// k step u: the B vectors of step u, then one broadcast and NJ FMAs per row.
-#define AICORE_LDB(u, v, z) "vmovaps 192*" #u "+64*" #v "(%[bp]), %%zmm" #z "\n\t"
-#define AICORE_BCAST(u, r) "vbroadcastss 32*" #u "+4*" #r "(%[ap]), %%zmm28\n\t"
-#define AICORE_FMA(b, z) "vfmadd231ps %%zmm" #b ", %%zmm28, %%zmm" #z "\n\t"
+// --- The 8-row tiles in assembly (Note [Assembly tiles]) ---------------------------------
+// Packed layouts: A(row r, step u) at ap + 32u + 4r bytes, B(step u, vector v) at
+// bp + 192u + 64v; C row r at c + r * ldc, its last vector masked to `cols` (k1..k3).
+#define AICORE_PG_ROW0 "(%[c])"
+#define AICORE_PG_ROW1 "(%[c],%[ldc])"
+#define AICORE_PG_ROW2 "(%[c],%[ldc],2)"
+#define AICORE_PG_ROW3 "(%[c],%[ldc3])"
+#define AICORE_PG_ROW4 "(%[c4])"
+#define AICORE_PG_ROW5 "(%[c4],%[ldc])"
+#define AICORE_PG_ROW6 "(%[c4],%[ldc],2)"
+#define AICORE_PG_ROW7 "(%[c4],%[ldc3])"
+#define AICORE_PG_MASK0 "%{%%k1%}"
+#define AICORE_PG_MASK1 "%{%%k2%}"
+#define AICORE_PG_MASK2 "%{%%k3%}"
+#define AICORE_PG_LDC(v, r, z) \
+  "vmovups 64*" #v AICORE_PG_ROW##r ", %%zmm" #z AICORE_PG_MASK##v "%{z%}\n\t"
+#define AICORE_PG_STC(v, r, z) "vmovups %%zmm" #z ", 64*" #v AICORE_PG_ROW##r AICORE_PG_MASK##v "\n\t"
+#define AICORE_PG_BIAS(v) "vmovups 64*" #v "(%[bias]), %%zmm" #v AICORE_PG_MASK##v "%{z%}\n\t"
+#define AICORE_PG_LDB(u, v, z) "vmovaps 192*" #u "+64*" #v "(%[bp]), %%zmm" #z "\n\t"
+#define AICORE_PG_BC(u, r) "vbroadcastss 32*" #u "+4*" #r "(%[ap]), %%zmm28\n\t"
+#define AICORE_PG_STEP(NJ, u) AICORE_TA_STEP##NJ(AICORE_PG_LDB, AICORE_PG_BC, u)
 
-#define AICORE_ROWS3(M) M(0, 0, 1, 2) M(1, 3, 4, 5) M(2, 6, 7, 8) M(3, 9, 10, 11) \
-  M(4, 12, 13, 14) M(5, 15, 16, 17) M(6, 18, 19, 20) M(7, 21, 22, 23)
-#define AICORE_ROWS2(M) M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) M(4, 8, 9) M(5, 10, 11) \
-  M(6, 12, 13) M(7, 14, 15)
-#define AICORE_ROWS1(M) M(0, 0) M(1, 1) M(2, 2) M(3, 3) M(4, 4) M(5, 5) M(6, 6) M(7, 7)
+// The whole tile: masks, init, `steps` x 4 k steps (each iteration also prefetching 256 bytes at
+// pf), `rem` k steps, store.
+#define AICORE_PG_TILE(NJ)                                                                    \
+  "kmovw %k[masks], %%k1\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k2\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k3\n\t" AICORE_TA_INIT(NJ, AICORE_PG_LDC, AICORE_PG_BIAS)               \
+  "testq %[steps], %[steps]\n\t"                                                              \
+  "jz 6f\n\t"                                                                                 \
+  "1:\n\t" AICORE_PG_STEP(NJ, 0) AICORE_PG_STEP(NJ, 1) AICORE_PG_STEP(NJ, 2)                  \
+  AICORE_PG_STEP(NJ, 3)                                                                       \
+  "prefetcht1 (%[pf])\n\t"                                                                    \
+  "prefetcht1 128(%[pf])\n\t"                                                                 \
+  "addq %[pf_stride], %[pf]\n\t"                                                              \
+  "addq $128, %[ap]\n\t"                                                                      \
+  "addq $768, %[bp]\n\t"                                                                      \
+  "decq %[steps]\n\t"                                                                         \
+  "jnz 1b\n\t"                                                                                \
+  "6:\n\t"                                                                                    \
+  "testq %[rem], %[rem]\n\t"                                                                  \
+  "jz 7f\n\t"                                                                                 \
+  "2:\n\t" AICORE_PG_STEP(NJ, 0)                                                              \
+  "addq $32, %[ap]\n\t"                                                                       \
+  "addq $192, %[bp]\n\t"                                                                      \
+  "decq %[rem]\n\t"                                                                           \
+  "jnz 2b\n\t"                                                                                \
+  "7:\n\t" AICORE_TA_EACH##NJ(AICORE_PG_STC)
 
-#define AICORE_LDC3(r, x, y, z) AICORE_LDC(0, AICORE_ROW##r, x) AICORE_LDC(1, AICORE_ROW##r, y) \
-  AICORE_LDC(2, AICORE_ROW##r, z)
-#define AICORE_LDC2(r, x, y) AICORE_LDC(0, AICORE_ROW##r, x) AICORE_LDC(1, AICORE_ROW##r, y)
-#define AICORE_LDC1(r, x) AICORE_LDC(0, AICORE_ROW##r, x)
-#define AICORE_STC3(r, x, y, z) AICORE_STC(0, AICORE_ROW##r, x) AICORE_STC(1, AICORE_ROW##r, y) \
-  AICORE_STC(2, AICORE_ROW##r, z)
-#define AICORE_STC2(r, x, y) AICORE_STC(0, AICORE_ROW##r, x) AICORE_STC(1, AICORE_ROW##r, y)
-#define AICORE_STC1(r, x) AICORE_STC(0, AICORE_ROW##r, x)
-#define AICORE_ZERO3(r, x, y, z) AICORE_ZERO(x) AICORE_ZERO(y) AICORE_ZERO(z)
-#define AICORE_ZERO2(r, x, y) AICORE_ZERO(x) AICORE_ZERO(y)
-#define AICORE_ZERO1(r, x) AICORE_ZERO(x)
-#define AICORE_CPB3(r, x, y, z) AICORE_COPY(0, x) AICORE_COPY(1, y) AICORE_COPY(2, z)
-#define AICORE_CPB2(r, x, y) AICORE_COPY(0, x) AICORE_COPY(1, y)
-#define AICORE_CPB1(r, x) AICORE_COPY(0, x)
-#define AICORE_BIAS3 AICORE_BIAS(0, 0) AICORE_BIAS(1, 1) AICORE_BIAS(2, 2)
-#define AICORE_BIAS2 AICORE_BIAS(0, 0) AICORE_BIAS(1, 1)
-#define AICORE_BIAS1 AICORE_BIAS(0, 0)
-#define AICORE_LDB3(u) AICORE_LDB(u, 0, 29) AICORE_LDB(u, 1, 30) AICORE_LDB(u, 2, 31)
-#define AICORE_LDB2(u) AICORE_LDB(u, 0, 29) AICORE_LDB(u, 1, 30)
-#define AICORE_LDB1(u) AICORE_LDB(u, 0, 29)
-#define AICORE_STEP3(u)                                                                   \
-  AICORE_LDB3(u)                                                                          \
-  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_FMA(30, 1) AICORE_FMA(31, 2)                \
-  AICORE_BCAST(u, 1) AICORE_FMA(29, 3) AICORE_FMA(30, 4) AICORE_FMA(31, 5)                \
-  AICORE_BCAST(u, 2) AICORE_FMA(29, 6) AICORE_FMA(30, 7) AICORE_FMA(31, 8)                \
-  AICORE_BCAST(u, 3) AICORE_FMA(29, 9) AICORE_FMA(30, 10) AICORE_FMA(31, 11)              \
-  AICORE_BCAST(u, 4) AICORE_FMA(29, 12) AICORE_FMA(30, 13) AICORE_FMA(31, 14)             \
-  AICORE_BCAST(u, 5) AICORE_FMA(29, 15) AICORE_FMA(30, 16) AICORE_FMA(31, 17)             \
-  AICORE_BCAST(u, 6) AICORE_FMA(29, 18) AICORE_FMA(30, 19) AICORE_FMA(31, 20)             \
-  AICORE_BCAST(u, 7) AICORE_FMA(29, 21) AICORE_FMA(30, 22) AICORE_FMA(31, 23)
-#define AICORE_STEP2(u)                                                                   \
-  AICORE_LDB2(u)                                                                          \
-  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_FMA(30, 1)                                  \
-  AICORE_BCAST(u, 1) AICORE_FMA(29, 2) AICORE_FMA(30, 3)                                  \
-  AICORE_BCAST(u, 2) AICORE_FMA(29, 4) AICORE_FMA(30, 5)                                  \
-  AICORE_BCAST(u, 3) AICORE_FMA(29, 6) AICORE_FMA(30, 7)                                  \
-  AICORE_BCAST(u, 4) AICORE_FMA(29, 8) AICORE_FMA(30, 9)                                  \
-  AICORE_BCAST(u, 5) AICORE_FMA(29, 10) AICORE_FMA(30, 11)                                \
-  AICORE_BCAST(u, 6) AICORE_FMA(29, 12) AICORE_FMA(30, 13)                                \
-  AICORE_BCAST(u, 7) AICORE_FMA(29, 14) AICORE_FMA(30, 15)
-#define AICORE_STEP1(u)                                                                   \
-  AICORE_LDB1(u)                                                                          \
-  AICORE_BCAST(u, 0) AICORE_FMA(29, 0) AICORE_BCAST(u, 1) AICORE_FMA(29, 1)               \
-  AICORE_BCAST(u, 2) AICORE_FMA(29, 2) AICORE_BCAST(u, 3) AICORE_FMA(29, 3)               \
-  AICORE_BCAST(u, 4) AICORE_FMA(29, 4) AICORE_BCAST(u, 5) AICORE_FMA(29, 5)               \
-  AICORE_BCAST(u, 6) AICORE_FMA(29, 6) AICORE_BCAST(u, 7) AICORE_FMA(29, 7)
-
-// The whole tile: init by mode (0 zero, 1 bias, 2 load C), `steps` x 4 k steps, `rem` k steps,
-// store C.
-#define AICORE_TILE_ASM(NJ)                                                               \
-  "kmovw %k[masks], %%k1\n\t"                                                             \
-  "shrq $16, %[masks]\n\t"                                                                \
-  "kmovw %k[masks], %%k2\n\t"                                                             \
-  "shrq $16, %[masks]\n\t"                                                                \
-  "kmovw %k[masks], %%k3\n\t"                                                             \
-  "cmpq $2, %[mode]\n\t"                                                                  \
-  "je 3f\n\t"                                                                             \
-  "cmpq $1, %[mode]\n\t"                                                                  \
-  "je 4f\n\t" AICORE_ROWS##NJ(AICORE_ZERO##NJ) "jmp 5f\n\t"                               \
-  "4:\n\t" AICORE_BIAS##NJ AICORE_ROWS##NJ(AICORE_CPB##NJ) "jmp 5f\n\t"                   \
-  "3:\n\t" AICORE_ROWS##NJ(AICORE_LDC##NJ)                                                \
-  "5:\n\t"                                                                                \
-  "testq %[steps], %[steps]\n\t"                                                          \
-  "jz 6f\n\t"                                                                             \
-  "1:\n\t" AICORE_STEP##NJ(0) AICORE_STEP##NJ(1) AICORE_STEP##NJ(2) AICORE_STEP##NJ(3)    \
-  "prefetcht1 (%[pf])\n\t"                                                                \
-  "prefetcht1 128(%[pf])\n\t"                                                             \
-  "addq %[pf_stride], %[pf]\n\t"                                                          \
-  "addq $128, %[ap]\n\t"                                                                  \
-  "addq $768, %[bp]\n\t"                                                                  \
-  "decq %[steps]\n\t"                                                                     \
-  "jnz 1b\n\t"                                                                            \
-  "6:\n\t"                                                                                \
-  "testq %[rem], %[rem]\n\t"                                                              \
-  "jz 7f\n\t"                                                                             \
-  "2:\n\t" AICORE_STEP##NJ(0)                                                             \
-  "addq $32, %[ap]\n\t"                                                                   \
-  "addq $192, %[bp]\n\t"                                                                  \
-  "decq %[rem]\n\t"                                                                       \
-  "jnz 2b\n\t"                                                                            \
-  "7:\n\t" AICORE_ROWS##NJ(AICORE_STC##NJ)
-
-// An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row).
-// Every 4 k steps it also prefetches 256 bytes at pf into L2 and advances pf by pf_stride: the
-// caller points it at the GM rows of the B panel packed next (Gemm), so those DRAM/L3 reads
-// overlap this tile's FMAs instead of stalling the packing.
+// An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row);
+// the same bits as Tile<8>. Every 4 k steps it also prefetches 256 bytes at pf into L2 and
+// advances pf by pf_stride: the caller points it at the GM rows of the B panel packed next
+// (Gemm), so those DRAM/L3 reads overlap this tile's FMAs instead of stalling the packing.
 void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
            const float* bias, uint32_t cols, const char* pf, int64_t pf_stride) {
   uint64_t steps = kc / 4, rem = kc % 4;
   const int64_t ldc_bytes = ldc * 4;
   uint64_t masks = uint64_t{Mask16(cols)} | uint64_t{Mask16(cols > 16 ? cols - 16 : 0)} << 16 |
                    uint64_t{Mask16(cols > 32 ? cols - 32 : 0)} << 32;
-#define AICORE_TILE_OPERANDS                                                                   \
+#define AICORE_PG_OPERANDS                                                                     \
   : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem), [masks] "+r"(masks),   \
     [pf] "+r"(pf)                                                                              \
   : [c] "r"(c), [c4] "r"(c + 4 * ldc), [ldc] "r"(ldc_bytes), [ldc3] "r"(3 * ldc_bytes),        \
     [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias), [pf_stride] "r"(pf_stride)      \
-  : "zmm0", "zmm1", "zmm2", "zmm3", "zmm4", "zmm5", "zmm6", "zmm7", "zmm8", "zmm9", "zmm10",   \
-    "zmm11", "zmm12", "zmm13", "zmm14", "zmm15", "zmm16", "zmm17", "zmm18", "zmm19", "zmm20",  \
-    "zmm21", "zmm22", "zmm23", "zmm28", "zmm29", "zmm30", "zmm31", "k1", "k2", "k3", "cc",     \
-    "memory"
+  : AICORE_TA_CLOBBERS
   if (cols > 32) {
-    asm volatile(AICORE_TILE_ASM(3) AICORE_TILE_OPERANDS);
+    asm volatile(AICORE_PG_TILE(3) AICORE_PG_OPERANDS);
   } else if (cols > 16) {
-    asm volatile(AICORE_TILE_ASM(2) AICORE_TILE_OPERANDS);
+    asm volatile(AICORE_PG_TILE(2) AICORE_PG_OPERANDS);
   } else {
-    asm volatile(AICORE_TILE_ASM(1) AICORE_TILE_OPERANDS);
+    asm volatile(AICORE_PG_TILE(1) AICORE_PG_OPERANDS);
   }
-#undef AICORE_TILE_OPERANDS
+#undef AICORE_PG_OPERANDS
 }
 
 template <typename S>
