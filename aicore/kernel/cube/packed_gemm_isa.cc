@@ -294,6 +294,15 @@ void Gemm(const GemmJob& j) {
           for (uint32_t ir = 0; ir < mc; ir += kMr) {
             const uint32_t rows = std::min(kMr, mc - ir);
             float* c = j.c + (ic + ir) * j.ldc + jc + jr;
+            if (ir + kMr < mc) {
+              // The next tile's C rows, so its loads (or, in the first k block, its stores) do
+              // not wait for L2/L3.
+              const float* cn = c + kMr * j.ldc;
+              const uint32_t rn = std::min(kMr, mc - ir - kMr);
+              for (uint32_t r = 0; r < rn; ++r) {
+                for (uint32_t off = 0; off < cols; off += 16) _mm_prefetch(cn + r * j.ldc + off, _MM_HINT_T0);
+              }
+            }
             if (rows == kMr) {
               Tile8(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols, pf,
                     pf_rows > 0 ? pf_stride : 0);
