@@ -4,9 +4,10 @@
 // contiguous runs; this layer only computes. Semantics per element, for every dtype listed:
 //
 //   half, bfloat16: computed in float and rounded to nearest even on store (exact for + - * /
-//                   sqrt; Exp/Ln within 2 ulp of float before rounding).
-//   float:          IEEE single; Exp/Ln within 2 ulp, Rsqrt within 1 ulp (1/sqrt, rounded
-//                   twice); Reciprocal and the rest correctly rounded.
+//                   sqrt; Exp within 1 ulp, Ln within 2 ulp of float before rounding).
+//   float:          IEEE single; Exp within 1 ulp (checked on every float input), Ln within
+//                   2 ulp, Rsqrt within 1 ulp (1/sqrt, rounded twice); Reciprocal and the rest
+//                   correctly rounded.
 //   integer types:  two's-complement wrap-around for + - * (INT_MIN / -1 wraps too); Div
 //                   truncates toward zero and a zero divisor yields 0; shift counts are taken
 //                   modulo the bit width; right shifts are logical for unsigned, arithmetic for

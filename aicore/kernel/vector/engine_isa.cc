@@ -3,8 +3,11 @@
 // C++ that the compiler vectorizes for the variant's target; half and bfloat16 are widened to
 // float in chunks that stay in L1, computed, and narrowed with round-to-nearest-even.
 //
-// Exp: x = n*ln2 + r with |r| <= ln2/2; e^r by its Taylor series to degree 7 (truncation error
-// below 6e-9 relative), scaled by 2^n through the exponent bits.
+// Exp: x = n*ln2 + r with n = rint(x*log2e) and |r| <= ln2/2 (Cody-Waite: n*ln2 in two parts
+// subtracted with fused multiply-adds); e^r by a degree-6 minimax polynomial (relative error below
+// 3.1e-9, about 0.03 ulp); then p * 2^n with one rounding: AVX-512's scalef, elsewhere two exact
+// power-of-two factors. Every step is one IEEE operation (fma included: std::fma on the portable
+// path), so the ISAs agree bit for bit.
 // Ln: x = m*2^e with m in [sqrt(1/2), sqrt(2)]; ln m = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.172,
 // by its odd series to s^11 (truncation below 1e-10), summed as f - (f*s - s*q) with f = m - 1.
 #include <bit>
@@ -27,34 +30,73 @@ namespace {
 
 constexpr size_t kChunk = 512;  // elements widened at a time for half/bfloat16 (2 KiB of float)
 
+// Fused multiply-add with one rounding on every ISA. On the portable x86-64 build std::fma is a
+// libm call (exact, slower); the AVX2 and AVX-512 builds vectorize it to vfmadd.
+inline float Fma(float a, float b, float c) { return std::fma(a, b, c); }
+
+// Exp constants (see the file comment).
+constexpr float kExpMax = 88.75f;   // above ln(FLT_MAX) = 88.72: n = 128, p * 2^n rounds to inf
+constexpr float kExpMin = -104.0f;  // below ln(2^-150) = -103.97: n = -150, p * 2^n rounds to 0
+constexpr float kLog2e = 1.44269504088896341f;
+// ln 2 in two parts; the high part has 15 significant bits, so n * kLn2Hi is exact for |n| < 2^9
+// and x - n * kLn2Hi is exact (Sterbenz).
+constexpr float kLn2Hi = 0.693145751953125f;
+constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+constexpr float kRoundInt = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+// e^r ~ 1 + r + c2 r^2 + ... + c6 r^6 on |r| <= ln2/2 + 1e-4, minimax in relative error (Remez).
+constexpr float kExpC2 = 0x1.fffffcp-2f;
+constexpr float kExpC3 = 0x1.555492p-3f;
+constexpr float kExpC4 = 0x1.5558f2p-5f;
+constexpr float kExpC5 = 0x1.123a00p-7f;
+constexpr float kExpC6 = 0x1.6a2404p-10f;
+
+// Returns p * 2^n rounded once, for p in [0.5, 2] and integral n in [-150, 128]: 2^n is split
+// into two normal factors, so p times the first is exact and only the second product rounds.
+inline float ScaleByPow2(float p, float n) {
+  const int32_t ni = static_cast<int32_t>(n);
+  const int32_t n1 = ni >> 1;
+  const int32_t n2 = ni - n1;
+  return p * std::bit_cast<float>((n1 + 127) << 23) * std::bit_cast<float>((n2 + 127) << 23);
+}
+
 inline float ExpF(float x) {
-  const float kLog2e = 1.44269504088896341f;
-  const float kLn2Hi = 0.693145751953125f;
-  const float kLn2Lo = 1.42860682030941723212e-6f;
-  const float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-  float xc = x < -87.5f ? -87.5f : (x > 88.75f ? 88.75f : x);
-  float t = xc * kLog2e + kRound;
-  float n = t - kRound;
-  float r = xc - n * kLn2Hi - n * kLn2Lo;
-  float p = 1.0f / 5040.0f;
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  // 2^n split in two factors so n = 128 (x near 88.7) and n = -126 stay representable.
-  int32_t ni = static_cast<int32_t>(n);
-  int32_t n1 = ni >> 1;
-  int32_t n2 = ni - n1;
-  float s1 = std::bit_cast<float>((n1 + 127) << 23);
-  float s2 = std::bit_cast<float>((n2 + 127) << 23);
-  float y = p * s1 * s2;
-  y = x > 88.7228394f ? std::numeric_limits<float>::infinity() : y;
-  y = x < -103.972f ? 0.0f : y;
+  // The clamps turn NaN into kExpMax (no undefined int conversion); NaN is restored at the end.
+  float xc = x < kExpMax ? x : kExpMax;
+  xc = xc > kExpMin ? xc : kExpMin;
+  const float n = Fma(xc, kLog2e, kRoundInt) - kRoundInt;
+  float r = Fma(n, -kLn2Hi, xc);
+  r = Fma(n, -kLn2Lo, r);
+  float p = Fma(kExpC6, r, kExpC5);
+  p = Fma(p, r, kExpC4);
+  p = Fma(p, r, kExpC3);
+  p = Fma(p, r, kExpC2);
+  p = Fma(p, r, 1.0f);
+  p = Fma(p, r, 1.0f);
+  const float y = ScaleByPow2(p, n);
   return x != x ? x : y;
 }
+
+#if AICORE_ISA == 2
+// ExpF on 16 lanes, operation for operation (min/max return their second operand on NaN, as the
+// clamps above do; scalef rounds p * 2^n once, as ScaleByPow2 does).
+inline __m512 ExpV(__m512 x) {
+  // maskz forms: see Widen.
+  __m512 xc = _mm512_maskz_min_ps(0xffff, x, _mm512_set1_ps(kExpMax));
+  xc = _mm512_maskz_max_ps(0xffff, xc, _mm512_set1_ps(kExpMin));
+  const __m512 round = _mm512_set1_ps(kRoundInt);
+  const __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(xc, _mm512_set1_ps(kLog2e), round), round);
+  __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-kLn2Hi), xc);
+  r = _mm512_fmadd_ps(n, _mm512_set1_ps(-kLn2Lo), r);
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(kExpC6), r, _mm512_set1_ps(kExpC5));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpC4));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpC3));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpC2));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+  const __m512 y = _mm512_maskz_scalef_ps(0xffff, p, n);
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+#endif
 
 inline float LnF(float x) {
   // Scale subnormals into the normal range first.
@@ -156,12 +198,30 @@ constexpr Arity ArityOf(VecOp op) {
   return Arity::kAxpy;
 }
 
+#if AICORE_ISA == 2
+// Exp on AVX-512: ExpV on 16 lanes at a time, the tail with masked loads and stores.
+void ExpLoop(float* dst, const float* src, size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, ExpV(_mm512_loadu_ps(src + i)));
+  if (i < n) {
+    const auto m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, ExpV(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+#endif
+
 // Kept out of line: inlined into the large Elementwise switch, GCC stopped inlining ExpF/LnF
 // into the float loops and ran them scalar (9 ns/element for Exp instead of under 1).
 template <VecOp op>
 [[gnu::noinline]] void RunFloat(float* dst, const float* a, const float* b, float s,
                              size_t n) {
   constexpr Arity ar = ArityOf(op);
+#if AICORE_ISA == 2
+  if constexpr (op == VecOp::kExp) {
+    ExpLoop(dst, a, n);
+    return;
+  }
+#endif
   if constexpr (ar == Arity::kBinary) {
     if (dst == a || dst == b) {
       LoopF<op>(dst, a, b, s, n);
@@ -232,14 +292,15 @@ inline void Narrow(bfloat16* dst, const float* src, size_t n) {
 }
 
 #if AICORE_ISA == 2
-// Binary and tensor-scalar arithmetic on half fused into one pass per 16 lanes (widen, operate,
-// narrow with RNE) instead of three passes through float chunks; the arithmetic is the same, so
-// the results are bit-identical to the chunked path and the other ISAs.
+// Binary and tensor-scalar arithmetic and Exp on half fused into one pass per 16 lanes (widen,
+// operate, narrow with RNE) instead of three passes through float chunks; the arithmetic is the
+// same, so the results are bit-identical to the chunked path and the other ISAs.
 template <VecOp op>
 inline constexpr bool kFusedHalf =
     op == VecOp::kAdd || op == VecOp::kSub || op == VecOp::kMul || op == VecOp::kDiv ||
     op == VecOp::kMax || op == VecOp::kMin || op == VecOp::kAdds || op == VecOp::kSubs ||
-    op == VecOp::kMuls || op == VecOp::kDivs || op == VecOp::kMaxs || op == VecOp::kMins;
+    op == VecOp::kMuls || op == VecOp::kDivs || op == VecOp::kMaxs || op == VecOp::kMins ||
+    op == VecOp::kExp;
 
 template <VecOp op>
 inline __m512 ApplyV(__m512 a, __m512 b) {
@@ -251,17 +312,79 @@ inline __m512 ApplyV(__m512 a, __m512 b) {
   // maskz forms: see Widen.
   else if constexpr (op == VecOp::kMax || op == VecOp::kMaxs)
     return _mm512_maskz_max_ps(0xffff, a, b);
-  else return _mm512_maskz_min_ps(0xffff, a, b);
+  else if constexpr (op == VecOp::kMin || op == VecOp::kMins)
+    return _mm512_maskz_min_ps(0xffff, a, b);
+  else return ExpV(a);
 }
 
 inline __m512 LoadHalf(const half* p) {
   return _mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// + - * / on half run natively (VADDPH ...) where the CPU has AVX512-FP16: one IEEE operation in
+// half equals the same operation in float rounded to half (24 >= 2*11 + 2 bits, so the double
+// rounding is innocuous), so the values are those of the widening path. NaNs: with one NaN
+// operand every path returns it quieted (invalid operations give the default NaN 0xfe00 both
+// ways); with two, the vector widening paths return the second operand's for + and * and the
+// first's for - and / (the operand order GCC happens to give the instructions; engine_test checks
+// it), and VADDPH's choice depends on the same accident, so ApplyPh selects that NaN explicitly.
+// Max and Min stay on the widening path: VMAXPH would return a signalling NaN operand unquieted.
+template <VecOp op>
+inline constexpr bool kNativeHalf =
+    op == VecOp::kAdd || op == VecOp::kSub || op == VecOp::kMul || op == VecOp::kDiv ||
+    op == VecOp::kAdds || op == VecOp::kSubs || op == VecOp::kMuls || op == VecOp::kDivs;
+
+bool HasAvx512Fp16() {
+  static const bool has = __builtin_cpu_supports("avx512fp16");
+  return has;
+}
+
+// Returns op(a, b) on 32 halves, with the NaN rule above.
+template <VecOp op>
+[[gnu::target("avx512fp16")]] inline __m512i ApplyPh(__m512i a, __m512i b) {
+  const __m512h x = _mm512_castsi512_ph(a), y = _mm512_castsi512_ph(b);
+  __m512h r;
+  if constexpr (op == VecOp::kAdd || op == VecOp::kAdds) r = _mm512_add_ph(x, y);
+  else if constexpr (op == VecOp::kSub || op == VecOp::kSubs) r = _mm512_sub_ph(x, y);
+  else if constexpr (op == VecOp::kMul || op == VecOp::kMuls) r = _mm512_mul_ph(x, y);
+  else r = _mm512_div_ph(x, y);
+  constexpr bool kSecondWins =
+      op == VecOp::kAdd || op == VecOp::kAdds || op == VecOp::kMul || op == VecOp::kMuls;
+  const __m512h w = kSecondWins ? y : x;
+  const __mmask32 nan = _mm512_cmp_ph_mask(w, w, _CMP_UNORD_Q);
+  const __m512i quiet = _mm512_or_si512(_mm512_castph_si512(w), _mm512_set1_epi16(0x0200));
+  return _mm512_mask_mov_epi16(_mm512_castph_si512(r), nan, quiet);
+}
+
+// Applies a kNativeHalf op to n halves, 32 lanes at a time and the tail masked. `s` is a half
+// value (RunTyped rounds the scalar to half first), so its conversion back is exact.
+template <VecOp op>
+[[gnu::target("avx512fp16")]] void RunHalfNative(half* dst, const half* a, const half* b, float s,
+                                                 size_t n) {
+  constexpr bool kBinary = ArityOf(op) == Arity::kBinary;
+  const __m512i sv = _mm512_set1_epi16(static_cast<short>(half(s).bits));
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512i y = kBinary ? _mm512_loadu_si512(b + i) : sv;
+    _mm512_storeu_si512(dst + i, ApplyPh<op>(_mm512_loadu_si512(a + i), y));
+  }
+  if (i < n) {
+    const auto m = static_cast<__mmask32>((uint32_t{1} << (n - i)) - 1);
+    const __m512i y = kBinary ? _mm512_maskz_loadu_epi16(m, b + i) : sv;
+    _mm512_mask_storeu_epi16(dst + i, m, ApplyPh<op>(_mm512_maskz_loadu_epi16(m, a + i), y));
+  }
 }
 #endif
 
 template <VecOp op, typename T16>
 void Run16(T16* dst, const T16* a, const T16* b, float s, size_t n) {
 #if AICORE_ISA == 2
+  if constexpr (std::is_same_v<T16, half> && kNativeHalf<op>) {
+    if (HasAvx512Fp16()) {
+      RunHalfNative<op>(dst, a, b, s, n);
+      return;
+    }
+  }
   if constexpr (std::is_same_v<T16, half> && kFusedHalf<op>) {
     const __m512 sv = _mm512_set1_ps(s);
     size_t i = 0;
