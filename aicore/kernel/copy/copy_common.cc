@@ -14,6 +14,8 @@
 //   only after synchronising with this one, and every such path (block end, SyncAll, cross-core
 //   flags, launch completion) goes through the scheduler's mutex, whose locked instructions
 //   drain the write-combining buffers as a fence would;
+// - where the library runs AVX-512, each 64-byte line is written by one 64-byte store instead of
+//   four 16-byte ones (measured +1..5% on add_custom and Exp);
 // - short, scattered or strided writes keep ordinary stores, so small outputs stay in cache for
 //   the host code or the next kernel that reads them.
 //
@@ -31,6 +33,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "aicore/core/cpu.h"
 #endif
 
 namespace AscendC::detail {
@@ -72,10 +76,31 @@ bool ExtendRun(const uint8_t* dst, uint64_t bytes) {
   return t_run_bytes > kStreamingRunBytes;
 }
 
-// Copies `len` bytes with non-temporal stores where the destination is 16-byte aligned (the
-// unaligned head and the tail use memcpy); see Note [Streaming GM writes] for the fence.
+#if defined(__x86_64__)
+// StreamCopy with one 64-byte non-temporal store per cache line: the head up to the first
+// 64-byte boundary of dst and the tail use memcpy.
+[[gnu::target("avx512f")]] void StreamLines(uint8_t* dst, const uint8_t* src, uint64_t len) {
+  const uint64_t misalign = reinterpret_cast<uintptr_t>(dst) & 63;
+  const uint64_t head = std::min<uint64_t>(len, (64 - misalign) & 63);
+  std::memcpy(dst, src, head);
+  uint64_t i = head;
+  for (; i + 64 <= len; i += 64) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + i), _mm512_loadu_si512(src + i));
+  }
+  std::memcpy(dst + i, src + i, len - i);
+}
+#endif
+
+// Copies `len` bytes with non-temporal stores where the destination is 16-byte aligned (64-byte
+// with AVX-512; the unaligned head and the tail use memcpy); see Note [Streaming GM writes] for
+// the fence.
 void StreamCopy(uint8_t* dst, const uint8_t* src, uint64_t len) {
 #if defined(__x86_64__)
+  static const bool lines = aicore::ActiveIsa() == aicore::Isa::kAvx512;
+  if (lines) {
+    StreamLines(dst, src, len);
+    return;
+  }
   const uint64_t misalign = reinterpret_cast<uintptr_t>(dst) & 15;
   const uint64_t head = std::min<uint64_t>(len, (16 - misalign) & 15);
   std::memcpy(dst, src, head);
