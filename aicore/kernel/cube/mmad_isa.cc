@@ -16,12 +16,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 
 #include "aicore/core/dtype.h"
 #include "aicore/core/log.h"
 #include "aicore/kernel/cube/l0_layout.h"
 #include "aicore/kernel/cube/mmad_kernels.h"
+#include "aicore/kernel/cube/scratch.h"
 #if AICORE_ISA >= 2
 #include "aicore/kernel/cube/tile_asm.h"
 #endif
@@ -92,22 +92,6 @@ void MmadPortable(const MmadJob& j) {
 
 #if AICORE_ISA >= 1
 
-// Scratch panels for widened fp16/bf16 operands, per thread (a Mmad never yields mid-way).
-float* Scratch(int which, size_t floats) {
-  struct Buf {
-    std::unique_ptr<float[]> p;
-    size_t cap = 0;
-  };
-  thread_local Buf bufs[2];
-  Buf& b = bufs[which];
-  if (b.cap < floats + 16) {
-    b.p.reset(new float[floats + 16]);
-    b.cap = floats + 16;
-  }
-  const auto addr = reinterpret_cast<uintptr_t>(b.p.get());
-  return reinterpret_cast<float*>((addr + 63) & ~uintptr_t{63});
-}
-
 [[maybe_unused]] float Widen(half h) { return static_cast<float>(h); }
 [[maybe_unused]] float Widen(bfloat16 h) { return static_cast<float>(h); }
 
@@ -128,8 +112,8 @@ template <typename S>
 MmadJob WidenToF32(const MmadJob& j) {
   const uint32_t k1_16 = (j.k + 15) / 16;  // 16-bit fractals along k that hold data
   const uint32_t a_k1 = 2 * k1_16;
-  float* a32 = Scratch(0, size_t{j.m1} * a_k1 * 128);
-  float* b32 = Scratch(1, size_t{2 * k1_16} * j.n1 * 128);
+  float* a32 = ScratchFloats(ScratchSlot::kMmadA, size_t{j.m1} * a_k1 * 128);
+  float* b32 = ScratchFloats(ScratchSlot::kMmadB, size_t{2 * k1_16} * j.n1 * 128);
   const S* a = static_cast<const S*>(j.a);
   const S* b = static_cast<const S*>(j.b);
   for (uint32_t m1 = 0; m1 < j.m1; ++m1) {

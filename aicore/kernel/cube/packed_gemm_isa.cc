@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "aicore/core/dtype.h"
 #include "aicore/kernel/cube/packed_gemm.h"
+#include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/cube/tile_asm.h"
 
 #if AICORE_ISA >= 2
@@ -25,23 +25,6 @@ constexpr uint32_t kNr = 16 * kNj;  // columns of a register tile
 constexpr uint32_t kKc = 256;
 constexpr uint32_t kMc = 128;
 constexpr uint32_t kNc = 3072;
-
-// A 64-byte aligned per-thread float buffer (a GEMM never yields mid-way, so the fiber keeps
-// its thread).
-float* Buffer(int which, size_t floats) {
-  struct Buf {
-    std::unique_ptr<float[]> p;
-    size_t cap = 0;
-  };
-  thread_local Buf bufs[2];
-  Buf& b = bufs[which];
-  if (b.cap < floats + 16) {
-    b.p.reset(new float[floats + 16]);
-    b.cap = floats + 16;
-  }
-  const auto addr = reinterpret_cast<uintptr_t>(b.p.get());
-  return reinterpret_cast<float*>((addr + 63) & ~uintptr_t{63});
-}
 
 __mmask16 Mask16(uint32_t left) {
   return left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
@@ -266,8 +249,8 @@ void Gemm(const GemmJob& j) {
   const auto* b = static_cast<const S*>(j.b);
   const uint32_t nc_max = (std::min(kNc, j.n) + kNr - 1) / kNr * kNr;
   const uint32_t kc_max = std::min(kKc, j.k);
-  float* bpack = Buffer(0, size_t{kc_max} * nc_max);
-  float* apack = Buffer(1, size_t{kc_max} * (std::min(kMc, j.m) + kMr));
+  float* bpack = ScratchFloats(ScratchSlot::kGemmB, size_t{kc_max} * nc_max);
+  float* apack = ScratchFloats(ScratchSlot::kGemmA, size_t{kc_max} * (std::min(kMc, j.m) + kMr));
   for (uint32_t jc = 0; jc < j.n; jc += kNc) {
     const uint32_t nc = std::min(kNc, j.n - jc);
     for (uint32_t pc = 0; pc < j.k; pc += kKc) {
