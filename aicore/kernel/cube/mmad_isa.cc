@@ -303,19 +303,11 @@ inline void StoreAcc(const __m512 (&acc)[MR][NJ], float* c, size_t c_j_stride) {
 #define AICORE_MM_CV2 "(%[c],%[cj],2)"
 #define AICORE_MM_LDC(v, r, z) "vmovups 64*" #r AICORE_MM_CV##v ", %%zmm" #z "\n\t"
 #define AICORE_MM_STC(v, r, z) "vmovups %%zmm" #z ", 64*" #r AICORE_MM_CV##v "\n\t"
-#define AICORE_MM_MASK0 "%{%%k1%}"
-#define AICORE_MM_MASK1 "%{%%k2%}"
-#define AICORE_MM_MASK2 "%{%%k3%}"
-#define AICORE_MM_BIAS(v) "vmovups 64*" #v "(%[bias]), %%zmm" #v AICORE_MM_MASK##v "%{z%}\n\t"
 #define AICORE_MM_LDB(u, v, z) "vmovups 64*" #u "+512*" #v "(%[bp]), %%zmm" #z "\n\t"
 #define AICORE_MM_BC(u, r) "vbroadcastss 4*" #u "+32*" #r "(%[ap]), %%zmm28\n\t"
 #define AICORE_MM_STEP(NJ, u) AICORE_TA_STEP##NJ(AICORE_MM_LDB, AICORE_MM_BC, u)
 #define AICORE_MM_TILE(NJ)                                                                    \
-  "kmovw %k[masks], %%k1\n\t"                                                                 \
-  "shrq $16, %[masks]\n\t"                                                                    \
-  "kmovw %k[masks], %%k2\n\t"                                                                 \
-  "shrq $16, %[masks]\n\t"                                                                    \
-  "kmovw %k[masks], %%k3\n\t" AICORE_TA_INIT(NJ, AICORE_MM_LDC, AICORE_MM_BIAS)               \
+  AICORE_TA_LOAD_MASKS AICORE_TA_INIT(NJ, AICORE_MM_LDC)                                 \
   "testq %[steps], %[steps]\n\t"                                                              \
   "jz 6f\n\t"                                                                                 \
   "1:\n\t" AICORE_MM_STEP(NJ, 0) AICORE_MM_STEP(NJ, 1) AICORE_MM_STEP(NJ, 2)                  \

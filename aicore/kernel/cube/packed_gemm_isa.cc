@@ -177,13 +177,9 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
 #define AICORE_PG_ROW5 "(%[c4],%[ldc])"
 #define AICORE_PG_ROW6 "(%[c4],%[ldc],2)"
 #define AICORE_PG_ROW7 "(%[c4],%[ldc3])"
-#define AICORE_PG_MASK0 "%{%%k1%}"
-#define AICORE_PG_MASK1 "%{%%k2%}"
-#define AICORE_PG_MASK2 "%{%%k3%}"
 #define AICORE_PG_LDC(v, r, z) \
-  "vmovups 64*" #v AICORE_PG_ROW##r ", %%zmm" #z AICORE_PG_MASK##v "%{z%}\n\t"
-#define AICORE_PG_STC(v, r, z) "vmovups %%zmm" #z ", 64*" #v AICORE_PG_ROW##r AICORE_PG_MASK##v "\n\t"
-#define AICORE_PG_BIAS(v) "vmovups 64*" #v "(%[bias]), %%zmm" #v AICORE_PG_MASK##v "%{z%}\n\t"
+  "vmovups 64*" #v AICORE_PG_ROW##r ", %%zmm" #z AICORE_TA_MASK##v "%{z%}\n\t"
+#define AICORE_PG_STC(v, r, z) "vmovups %%zmm" #z ", 64*" #v AICORE_PG_ROW##r AICORE_TA_MASK##v "\n\t"
 #define AICORE_PG_LDB(u, v, z) "vmovaps 192*" #u "+64*" #v "(%[bp]), %%zmm" #z "\n\t"
 #define AICORE_PG_BC(u, r) "vbroadcastss 32*" #u "+4*" #r "(%[ap]), %%zmm28\n\t"
 #define AICORE_PG_STEP(NJ, u) AICORE_TA_STEP##NJ(AICORE_PG_LDB, AICORE_PG_BC, u)
@@ -191,11 +187,7 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
 // The whole tile: masks, init, `steps` x 4 k steps (each iteration also prefetching 256 bytes at
 // pf), `rem` k steps, store.
 #define AICORE_PG_TILE(NJ)                                                                    \
-  "kmovw %k[masks], %%k1\n\t"                                                                 \
-  "shrq $16, %[masks]\n\t"                                                                    \
-  "kmovw %k[masks], %%k2\n\t"                                                                 \
-  "shrq $16, %[masks]\n\t"                                                                    \
-  "kmovw %k[masks], %%k3\n\t" AICORE_TA_INIT(NJ, AICORE_PG_LDC, AICORE_PG_BIAS)               \
+  AICORE_TA_LOAD_MASKS AICORE_TA_INIT(NJ, AICORE_PG_LDC)                                 \
   "testq %[steps], %[steps]\n\t"                                                              \
   "jz 6f\n\t"                                                                                 \
   "1:\n\t" AICORE_PG_STEP(NJ, 0) AICORE_PG_STEP(NJ, 1) AICORE_PG_STEP(NJ, 2)                  \

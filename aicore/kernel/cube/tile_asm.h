@@ -15,7 +15,7 @@
 // into zmm z, BC(u, r) broadcasts A(row r, step u) into zmm28, and for C an OP(v, r, z) that loads
 // or stores vector v of row r from/to zmm z. GAS evaluates displacement expressions such as
 // 32*3+4*5, so u, v and r appear as plain literals. The tile's mode operand is 0 (start from
-// zero), 1 (start from the bias row, loaded by BIAS(v) into zmm v) or 2 (load C).
+// zero), 1 (start from the bias row at %[bias], masked by %[masks]) or 2 (load C).
 
 #define AICORE_TA_FMA(b, z) "vfmadd231ps %%zmm" #b ", %%zmm28, %%zmm" #z "\n\t"
 #define AICORE_TA_ZERO(v, r, z) "vpxord %%zmm" #z ", %%zmm" #z ", %%zmm" #z "\n\t"
@@ -68,14 +68,28 @@
   BC(u, 4) AICORE_TA_FMA(29, 4) BC(u, 5) AICORE_TA_FMA(29, 5)                                 \
   BC(u, 6) AICORE_TA_FMA(29, 6) BC(u, 7) AICORE_TA_FMA(29, 7)
 
-// The accumulators' start by the mode operand %[mode]: 0 zero, 1 the bias row, 2 C (LDC).
-// Uses local labels 3, 4 and 5.
-#define AICORE_TA_INIT(NJ, LDC, BIAS)                                                         \
+// Column masks: %[masks] holds one 16-bit lane mask per vector (vector v in bits 16v..16v+15);
+// AICORE_TA_LOAD_MASKS moves them to k1..k3 (consuming the operand) for AICORE_TA_MASK<v>.
+#define AICORE_TA_LOAD_MASKS                                                                   \
+  "kmovw %k[masks], %%k1\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k2\n\t"                                                                 \
+  "shrq $16, %[masks]\n\t"                                                                    \
+  "kmovw %k[masks], %%k3\n\t"
+#define AICORE_TA_MASK0 "%{%%k1%}"
+#define AICORE_TA_MASK1 "%{%%k2%}"
+#define AICORE_TA_MASK2 "%{%%k3%}"
+// Loads the bias row's vector v (%[bias] + 64v bytes, masked) into zmm v.
+#define AICORE_TA_BIAS(v) "vmovups 64*" #v "(%[bias]), %%zmm" #v AICORE_TA_MASK##v "%{z%}\n\t"
+
+// The accumulators' start by the mode operand %[mode]: 0 zero, 1 the bias row (AICORE_TA_BIAS),
+// 2 C (LDC). Uses local labels 3, 4 and 5.
+#define AICORE_TA_INIT(NJ, LDC)                                                         \
   "cmpq $2, %[mode]\n\t"                                                                      \
   "je 3f\n\t"                                                                                 \
   "cmpq $1, %[mode]\n\t"                                                                      \
   "je 4f\n\t" AICORE_TA_EACH##NJ(AICORE_TA_ZERO) "jmp 5f\n\t"                                 \
-  "4:\n\t" AICORE_TA_VEC##NJ(BIAS) AICORE_TA_EACH##NJ(AICORE_TA_COPY) "jmp 5f\n\t"            \
+  "4:\n\t" AICORE_TA_VEC##NJ(AICORE_TA_BIAS) AICORE_TA_EACH##NJ(AICORE_TA_COPY) "jmp 5f\n\t"  \
   "3:\n\t" AICORE_TA_EACH##NJ(LDC) "5:\n\t"
 
 // The registers a tile's assembly writes besides its operands.
