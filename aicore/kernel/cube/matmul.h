@@ -40,6 +40,7 @@
 #include "aicore/kernel/cube/mmad.h"
 #include "aicore/kernel/cube/nd2nz.h"
 #include "aicore/kernel/cube/packed_gemm.h"
+#include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
 #include "aicore/kernel/tensor/global_tensor.h"
@@ -67,7 +68,8 @@ constexpr int64_t MmRound(int64_t a, int64_t b) { return MmCeil(a, b) * b; }
 // blocks. The two paths are interchangeable, bit for bit: both evaluate every C(i, j) as one fma
 // chain over k in increasing order from 0 or the bias (Note [Mmad accumulation order]), and the
 // L1/L0 buffers the Matmul carves are its own (a kernel cannot see what is in them). It applies
-// to fp32 and fp16 A/B in ND (either orientation) with fp32 C written to GM without atomics, on
+// to fp32 and fp16 A/B in ND (either orientation) with a float, half or bfloat16 C written to GM
+// without atomics (half/bfloat16 rounded from float as the Fixpipe's F322F16/F322BF16 does), on
 // hosts with the AVX-512 kernel; everything else takes the cube path. Whenever an observer is
 // attached (aicore check, the profiler, a trace) or in differential mode the cube path runs, so
 // the sanitizer and the timing model see the instruction stream a real Matmul issues.
@@ -448,9 +450,11 @@ class Matmul {
       detail::Fail(aicore::StatusCode::kUnimplemented, "Matmul::IterateAll", loc,
                    "enSequentialWrite is supported by GetTensorC only");
     }
-    if (UseFusedPath(enAtomic)) {
-      IterateAllFused(gm, loc);
-      return;
+    if constexpr (kFusable) {
+      if (UseFusedPath(enAtomic)) {
+        IterateAllFused(gm, loc);
+        return;
+      }
     }
     while (Iterate<sync>(false, loc)) WriteBlock(gm, enAtomic, false, loc);
   }
@@ -1011,19 +1015,15 @@ class Matmul {
   }
 
   // --- Note [Matmul fused path] ---
-  static constexpr bool kFusable = std::is_same_v<DstT, float> &&
+  static constexpr bool kFusable = (std::is_same_v<DstT, float> || std::is_same_v<DstT, half> ||
+                                    std::is_same_v<DstT, bfloat16_t>) &&
                                    (kF32 || std::is_same_v<SrcT, half>) &&
                                    A_TYPE::format == CubeFormat::ND &&
                                    B_TYPE::format == CubeFormat::ND;
   bool UseFusedPath(uint8_t enAtomic) const {
-    if constexpr (!kFusable) {
-      (void)enAtomic;
-      return false;
-    } else {
-      const auto& core = detail::Core();
-      return enAtomic == 0 && core.atomic_mode == 0 && !core.observed() && !core.deferring() &&
-             !started_ && !pending_ && detail::MatmulFusedPathEnabled();
-    }
+    const auto& core = detail::Core();
+    return enAtomic == 0 && core.atomic_mode == 0 && !core.observed() && !core.deferring() &&
+           !started_ && !pending_ && detail::MatmulFusedPathEnabled();
   }
   // Fails unless elements [0, extent) of gm lie inside it (when its size is known).
   template <typename U>
@@ -1039,7 +1039,8 @@ class Matmul {
                    " but the GlobalTensor holds ", gm.GetSize(), " elements");
     }
   }
-  // IterateAll through the packed GEMM: the same checks, the same bits, no L1/L0 traffic.
+  // IterateAll through the packed GEMM: the same checks, the same bits, no L1/L0 traffic. A half
+  // or bfloat16 C is computed in float and rounded as the Fixpipe's F322F16 / F322BF16 rounds.
   void IterateAllFused(const GlobalTensor<DstT>& gm, const detail::SrcLoc& loc) {
     CheckReady("IterateAll", loc);
     namespace cube = aicore::kernel::cube;
@@ -1054,16 +1055,31 @@ class Matmul {
     j.b = b_gm_.data();
     j.b_rs = trans_b_ ? 1 : org_n_;
     j.b_cs = trans_b_ ? org_kb_ : 1;
-    j.c = reinterpret_cast<float*>(gm.data());
-    j.ldc = org_kc_ > 0 ? org_kc_ : org_n_;
+    const int64_t ldc = org_kc_ > 0 ? org_kc_ : org_n_;
     CheckFusedExtent("A", a_gm_, (single_m_ - 1) * j.a_rs + (single_k_ - 1) * j.a_cs + 1, loc);
     CheckFusedExtent("B", b_gm_, (single_k_ - 1) * j.b_rs + (single_n_ - 1) * j.b_cs + 1, loc);
-    CheckFusedExtent("C", gm, (single_m_ - 1) * j.ldc + single_n_, loc);
+    CheckFusedExtent("C", gm, (single_m_ - 1) * ldc + single_n_, loc);
     if (has_bias_) {
       CheckFusedExtent("the bias", bias_gm_, single_n_, loc);
       j.bias = reinterpret_cast<const float*>(bias_gm_.data());
     }
-    cube::RunPackedGemm(j);
+    if constexpr (std::is_same_v<DstT, float>) {
+      j.c = gm.data();
+      j.ldc = ldc;
+      cube::RunPackedGemm(j);
+    } else {
+      float* c32 = cube::ScratchFloats(cube::ScratchSlot::kGemmC, size_t(j.m) * j.n);
+      j.c = c32;
+      j.ldc = j.n;
+      cube::RunPackedGemm(j);
+      for (uint32_t i = 0; i < j.m; ++i) {
+        DstT* row = gm.data() + i * ldc;
+        if constexpr (std::is_same_v<DstT, half>)
+          aicore::ConvertFloatToHalf(row, c32 + size_t(i) * j.n, j.n);
+        else
+          aicore::ConvertFloatToBfloat16(row, c32 + size_t(i) * j.n, j.n);
+      }
+    }
   }
 
   // Writes the pending block to gm (see GetTensorC) and frees L0C.

@@ -261,7 +261,7 @@ aicore::Status RunCube(const std::function<void()>& body,
 // (Nd2Nz, LoadData, Mmad, Fixpipe) bit for bit, on every shape, orientation, bias and input type
 // it takes. Values here are random floats (not exact small sums), so a different accumulation
 // order would show.
-template <typename S>
+template <typename S, typename D>
 void CheckFusedEqualsCube(const Case& c, uint32_t seed) {
   SCOPED_TRACE(::testing::Message()
                << "m=" << c.m << " n=" << c.n << " k=" << c.k << " transA=" << c.trans_a
@@ -273,22 +273,22 @@ void CheckFusedEqualsCube(const Case& c, uint32_t seed) {
   for (auto& v : p.b_store) v = S(u(rng));
   for (auto& v : p.bias) v = u(rng);
   AscendC::detail::SetMatmulFusedPath(true);
-  const auto fused = RunCase<S, float, float>(c, p);
+  const auto fused = RunCase<S, D, float>(c, p);
   AscendC::detail::SetMatmulFusedPath(false);
-  const auto cube = RunCase<S, float, float>(c, p);
+  const auto cube = RunCase<S, D, float>(c, p);
   AscendC::detail::SetMatmulFusedPath(true);
   ASSERT_EQ(fused.size(), cube.size());
   size_t first_diff = fused.size();
   for (size_t i = 0; i < fused.size() && first_diff == fused.size(); ++i) {
-    if (std::memcmp(&fused[i], &cube[i], sizeof(float)) != 0) first_diff = i;
+    if (std::memcmp(&fused[i], &cube[i], sizeof(D)) != 0) first_diff = i;
   }
   EXPECT_EQ(first_diff, fused.size())
       << "C(" << first_diff / c.n << ", " << first_diff % c.n << "): fused "
-      << fused[std::min(first_diff, fused.size() - 1)] << ", cube "
-      << cube[std::min(first_diff, cube.size() - 1)];
+      << static_cast<float>(fused[std::min(first_diff, fused.size() - 1)]) << ", cube "
+      << static_cast<float>(cube[std::min(first_diff, cube.size() - 1)]);
 }
 
-template <typename S>
+template <typename S, typename D = float>
 void SweepFusedEqualsCube() {
   if (!aicore::kernel::cube::PackedGemmAvailable()) {
     GTEST_SKIP() << "no packed GEMM on this host's ISA: IterateAll always takes the cube path";
@@ -303,13 +303,18 @@ void SweepFusedEqualsCube() {
       c.trans_a = t & 1;
       c.trans_b = t & 2;
       c.bias = t & 4;
-      CheckFusedEqualsCube<S>(c, seed++);
+      CheckFusedEqualsCube<S, D>(c, seed++);
     }
   }
 }
 
 TEST(MatmulFusedPath, FloatEqualsCubePathBitForBit) { SweepFusedEqualsCube<float>(); }
 TEST(MatmulFusedPath, HalfEqualsCubePathBitForBit) { SweepFusedEqualsCube<half>(); }
+// Half and bfloat16 C: rounded from float as the Fixpipe's F322F16 / F322BF16 rounds.
+TEST(MatmulFusedPath, HalfToHalfEqualsCubePathBitForBit) { SweepFusedEqualsCube<half, half>(); }
+TEST(MatmulFusedPath, FloatToBfloat16EqualsCubePathBitForBit) {
+  SweepFusedEqualsCube<float, bfloat16_t>();
+}
 
 TEST(MatmulApiErrors, SetTensorABeforeInit) {
   std::vector<float> a(32 * 32);
