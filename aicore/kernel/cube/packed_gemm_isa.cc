@@ -162,8 +162,8 @@ void Tile(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, 
 
 using TileFn = void (*)(uint32_t, const float*, const float*, float*, int64_t, Init, const float*,
                         uint32_t);
-constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
-                                Tile<5>, Tile<6>, Tile<7>, Tile<8>};
+// The tiles of 1..7 rows (the last rows of a block); 8 rows run as Tile8.
+constexpr TileFn kTiles[kMr - 1] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>, Tile<7>};
 
 
 // --- The 8-row tiles in assembly (Note [Assembly tiles]) ---------------------------------
@@ -210,7 +210,7 @@ constexpr TileFn kTiles[kMr] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>,
   "7:\n\t" AICORE_TA_EACH##NJ(AICORE_PG_STC)
 
 // An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row);
-// the same bits as Tile<8>. Every 4 k steps it also prefetches 256 bytes at pf into L2 and
+// the same bits as Tile<MR> would give. Every 4 k steps it also prefetches 256 bytes at pf into L2 and
 // advances pf by pf_stride: the caller points it at the GM rows of the B panel packed next
 // (Gemm), so those DRAM/L3 reads overlap this tile's FMAs instead of stalling the packing.
 void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
