@@ -66,3 +66,17 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion.cmake
         DESTINATION ${AICORE_INSTALL_CMAKEDIR})
+
+# The tikicpulib package CANN's CPU-debug kernel-launch projects find (cmake/tikicpulib/), both on
+# the standard path and where those projects look: ${ASCEND_CANN_PACKAGE_PATH}/tools/tikicpulib/lib/cmake.
+set(AICORE_TIKICPULIB_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tikicpulib)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/tikicpulib/tikicpulibConfig.cmake.in
+               ${CMAKE_CURRENT_BINARY_DIR}/tikicpulibConfig.cmake @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tikicpulibConfig.cmake
+        DESTINATION ${AICORE_TIKICPULIB_CMAKEDIR})
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tikicpulib-forward.cmake
+     "# Forwards to aicore's tikicpulib package.\n"
+     "include(\"\${CMAKE_CURRENT_LIST_DIR}/../../../../../${AICORE_TIKICPULIB_CMAKEDIR}/tikicpulibConfig.cmake\")\n")
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tikicpulib-forward.cmake
+        DESTINATION tools/tikicpulib/lib/cmake/tikicpulib
+        RENAME tikicpulibConfig.cmake)
