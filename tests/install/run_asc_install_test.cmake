@@ -93,6 +93,6 @@ build_project(cxx_launcher cxx_launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${prefix}/
 run_step("run cxx_launcher" ${WORK_DIR}/cxx_launcher/demo)
 expect_pass(cxx_launcher)
 
-run_failing_step("CMAKE_ASC_RUN_MODE=npu" "aicore runs the cpu mode"
+run_failing_step("CMAKE_ASC_RUN_MODE=npu" "CMAKE_ASC_RUN_MODE=npu needs CANN"
                  ${CMAKE_COMMAND} -S ${SOURCE_DIR}/asc_vector -B ${WORK_DIR}/asc_npu
                  -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_ASC_RUN_MODE=npu)
