@@ -80,3 +80,26 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/tikicpulib-forward.cmake
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tikicpulib-forward.cmake
         DESTINATION tools/tikicpulib/lib/cmake/tikicpulib
         RENAME tikicpulibConfig.cmake)
+
+# The ASC language package (find_package(ASC) before project(); cmake/asc/) and its compiler
+# driver aicore-asc, with the library aicore-asc links in --run-mode=sim.
+set(AICORE_ASC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ASC)
+install(TARGETS aicore_asc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS aicore_asc_sim ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(ASC_INCLUDE_DIRS ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(layer_inc aicore/kernel/ascendc aicore/runtime/ascendc)
+  list(APPEND ASC_INCLUDE_DIRS ${CMAKE_INSTALL_INCLUDEDIR}/${layer_inc})
+endforeach()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/asc/ASCConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/ASCConfig.cmake
+                              INSTALL_DESTINATION ${AICORE_ASC_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ASCConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION}
+                                 COMPATIBILITY AnyNewerVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ASCConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/ASCConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/asc/CMakeDetermineASCCompiler.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/asc/CMakeASCCompiler.cmake.in
+              ${PROJECT_SOURCE_DIR}/cmake/asc/CMakeASCInformation.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/asc/CMakeTestASCCompiler.cmake
+        DESTINATION ${AICORE_ASC_INSTALL_CMAKEDIR})

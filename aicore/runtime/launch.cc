@@ -4,7 +4,9 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -27,6 +29,7 @@ Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOption
   spec.block_dim = block_dim;
   spec.mode = options.mode;
   spec.chip = options.chip;
+  spec.launch_type = options.launch_type;
   spec.body = std::move(body);
   return sim::RunKernel(spec);
 }
@@ -59,6 +62,20 @@ std::string KernelName(const void* kernel) {
     return name;
   }
   return StrCat("kernel@", kernel);
+}
+
+const arch::Chip* AscChip(int npu_arch) {
+  if (std::getenv("AICORE_CHIP") != nullptr || npu_arch != 2002) return nullptr;
+  // dav-2002 is the coupled Atlas inference series; its one preset is ascend310p.
+  static const arch::Chip* chip = new arch::Chip(arch::LoadChip("ascend310p"));
+  return chip;
+}
+
+void ReportAscLaunchError(const AscKernelInfo& info, const Status& status,
+                          const std::source_location& loc) {
+  std::fprintf(stderr, "aicore: %s:%u: %s<<<>>> launch refused: %s\n", loc.file_name(),
+               static_cast<unsigned>(loc.line()), info.name, status.message().c_str());
+  LaunchResultCode(status);
 }
 
 }  // namespace detail

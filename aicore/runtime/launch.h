@@ -1,10 +1,12 @@
 // Kernel launch from host code: aicore::LaunchSync runs a kernel's blocks to completion and
 // returns a Status; aicore::Launch and ACLRT_LAUNCH_KERNEL enqueue a launch on a stream (the
-// <<<numBlocks, 0, stream>>> of AscendC); ICPU_RUN_KF (tikicpulib.h) builds on LaunchSync.
+// <<<numBlocks, 0, stream>>> of AscendC); ICPU_RUN_KF (tikicpulib.h) builds on LaunchSync. The
+// aicore-asc driver rewrites `kernel<<<...>>>(args)` into detail::AscLaunch(...)(args).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -21,6 +23,7 @@ using sim::KernelMode;
 struct LaunchOptions {
   KernelMode mode = KernelMode::kAiv;  // vector kernels; kMix for AIC + 2 AIV groups
   const arch::Chip* chip = nullptr;    // nullptr: arch::DefaultChip() (AICORE_CHIP)
+  std::string launch_type;             // non-empty: named in errors (sim::LaunchSpec::launch_type)
 };
 
 namespace detail {
@@ -142,6 +145,91 @@ class AclrtLauncher {
 template <typename... Params>
 AclrtLauncher<Params...> MakeAclrtLauncher(const char* name, void (*kernel)(Params...)) {
   return AclrtLauncher<Params...>(name, kernel);
+}
+
+}  // namespace detail
+
+// What the aicore-asc driver knows about a <<<>>> launch site: the kernel's identifier (reported in
+// errors and profiles), the kernel type taken from its declaration's qualifiers and how it was
+// chosen ("__vector__", "__mix__(1, 2)", "undecorated: inferred ..."), and the --npu-arch it was
+// compiled for (2201, 2002, 3510).
+struct AscKernelInfo {
+  const char* name = "";
+  KernelMode mode = KernelMode::kAiv;
+  const char* type = "";
+  int npu_arch = 2201;
+};
+
+namespace detail {
+
+// Returns the chip a <<<>>> launch compiled for `npu_arch` runs on: AICORE_CHIP when set, else the
+// preset of that architecture (2002: ascend310p), else arch::DefaultChip() (2201, 3510).
+const arch::Chip* AscChip(int npu_arch);
+
+// Reports a <<<>>> launch the runtime refused at once (bad numBlocks, a stale stream) on stderr
+// and records it for aclGetRecentErrMsg; the launch expression itself has no value.
+void ReportAscLaunchError(const AscKernelInfo& info, const Status& status,
+                          const std::source_location& loc);
+
+// The callable `kernel<<<numBlocks, ubuf, stream>>>` becomes: calling it with the kernel's
+// arguments enqueues the launch on the stream and returns at once, as on the NPU.
+template <typename... Params>
+class AscLauncher {
+ public:
+  AscLauncher(void (*kernel)(Params...), const AscKernelInfo& info, int64_t num_blocks,
+              const void* stream, std::source_location loc)
+      : kernel_(kernel), info_(info), num_blocks_(num_blocks), stream_(stream), loc_(loc) {}
+
+  template <typename... Args>
+  void operator()(Args&&... args) const {
+    static_assert(sizeof...(Params) == sizeof...(Args),
+                  "the <<<>>> launch passes a different number of arguments than the kernel takes");
+    if (num_blocks_ < 1 || num_blocks_ > 65535) {
+      ReportAscLaunchError(info_,
+                           Status(StatusCode::kInvalidArgument,
+                                  StrCat("launch of ", info_.name, ": numBlocks ", num_blocks_,
+                                         " is outside [1, 65535]")),
+                           loc_);
+      return;
+    }
+    RegisterKernelName(reinterpret_cast<const void*>(kernel_), info_.name);
+    LaunchConfig config;
+    config.block_dim = static_cast<uint32_t>(num_blocks_);
+    config.stream = stream_;
+    config.name = info_.name;
+    config.options.mode = info_.mode;
+    config.options.chip = AscChip(info_.npu_arch);
+    config.options.launch_type = info_.type;
+    const Status st = Launch(config, kernel_, std::forward<Args>(args)...);
+    if (!st.ok()) ReportAscLaunchError(info_, st, loc_);
+  }
+
+ private:
+  void (*kernel_)(Params...);
+  AscKernelInfo info_;
+  int64_t num_blocks_;
+  const void* stream_;
+  std::source_location loc_;
+};
+
+// Converts the second <<<>>> argument: a dynamic-UB size in bytes (accepted; the CPU's UB is the
+// chip's whole UB) or the legacy l2ctrl pointer (reserved, nullptr).
+template <typename T>
+void CheckAscSecondArg(const T&) {
+  static_assert(std::is_integral_v<T> || std::is_enum_v<T> || std::is_pointer_v<T> ||
+                    std::is_null_pointer_v<T>,
+                "the second <<<>>> argument is the dynamic UB size (bytes) or l2ctrl (nullptr)");
+}
+
+// Builds the launcher for `kernel<<<num_blocks, ubuf_or_l2ctrl, stream>>>`; missing trailing
+// arguments take their documented defaults (0, nullptr).
+template <typename... Params, typename Second = int>
+AscLauncher<Params...> AscLaunch(void (*kernel)(Params...), const AscKernelInfo& info,
+                                 int64_t num_blocks, const Second& second = 0,
+                                 const void* stream = nullptr,
+                                 std::source_location loc = std::source_location::current()) {
+  CheckAscSecondArg(second);
+  return AscLauncher<Params...>(kernel, info, num_blocks, stream, loc);
 }
 
 }  // namespace detail

@@ -59,6 +59,16 @@ const char* CoreTypeName(CoreType t) {
   return "?";
 }
 
+const char* KernelModeName(KernelMode m) {
+  switch (m) {
+    case KernelMode::kAiv: return "AIV only";
+    case KernelMode::kAic: return "AIC only";
+    case KernelMode::kMix: return "mix 1:2";
+    case KernelMode::kMix1To1: return "mix 1:1";
+  }
+  return "?";
+}
+
 const char* PipeName(Pipe p) {
   static const char* const kNames[] = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL"};
   return kNames[static_cast<int>(p)];

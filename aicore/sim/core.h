@@ -26,7 +26,10 @@ enum class KernelMode : uint8_t {
   kAiv,  // vector-only: block_dim AIVs (AI Cores on coupled chips)
   kAic,  // cube-only: block_dim AICs
   kMix,  // block_dim groups of 1 AIC + 2 AIV on split chips (AI Cores on coupled chips)
+  kMix1To1,  // block_dim groups of 1 AIC + 1 AIV on split chips (__mix__(1, 1), MIX_AIC_1_1)
 };
+// Returns "AIV only", "AIC only", "mix 1:2" or "mix 1:1".
+const char* KernelModeName(KernelMode m);
 
 struct CoreIdentity {
   CoreType type = CoreType::kAiv;

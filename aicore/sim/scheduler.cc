@@ -290,6 +290,13 @@ std::vector<CoreIdentity> ExpandTasks(const LaunchSpec& spec, const arch::Chip& 
       }
       *aiv_count = 2 * n;
       break;
+    case KernelMode::kMix1To1:
+      for (int64_t g = 0; g < n; ++g) {
+        tasks.push_back({CoreType::kAic, g, n, 0, 1, g});
+        tasks.push_back({CoreType::kAiv, g, n, 0, 1, g});
+      }
+      *aiv_count = n;
+      break;
   }
   return tasks;
 }
@@ -351,6 +358,13 @@ Status RunKernel(const LaunchSpec& spec) {
   for (Observer* o : L.observers) o->OnLaunchBegin(spec.kernel_name.c_str(), spec.block_dim);
   Pool().Run(workers, [&L](int w) { Worker(L, w); });
   for (Observer* o : L.observers) o->OnLaunchEnd(spec.kernel_name.c_str());
+  if (!L.first_error.ok() && !spec.launch_type.empty()) {
+    return Status(L.first_error.code(),
+                  StrCat(L.first_error.message(), " (kernel type: ", KernelModeName(spec.mode),
+                         L.chip->split() ? "" : " on a coupled chip", ", from ", spec.launch_type,
+                         ")"),
+                  L.first_error.where());
+  }
   return L.first_error;
 }
 

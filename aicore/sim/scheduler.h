@@ -22,6 +22,9 @@ struct LaunchSpec {
   KernelMode mode = KernelMode::kAiv;
   const arch::Chip* chip = nullptr; // nullptr: arch::DefaultChip()
   std::function<void()> body;       // the kernel call, run once per core
+  // How the launch chose `mode`, e.g. "__vector__" or "__mix__(1, 2)" (<<<>>> launches); when set,
+  // a failing launch's status ends with "(kernel type: <mode name>, from <launch_type>)".
+  std::string launch_type;
 };
 
 // Runs every core of the launch to completion and returns the first error any block raised (its
