@@ -23,7 +23,7 @@ using sim::KernelMode;
 struct LaunchOptions {
   KernelMode mode = KernelMode::kAiv;  // vector kernels; kMix for AIC + 2 AIV groups
   const arch::Chip* chip = nullptr;    // nullptr: arch::DefaultChip() (AICORE_CHIP)
-  std::string launch_type;             // non-empty: named in errors (sim::LaunchSpec::launch_type)
+  std::string launch_type = {};        // non-empty: named in errors (sim::LaunchSpec::launch_type)
 };
 
 namespace detail {
