@@ -100,6 +100,14 @@ void ScaleEntry(uint8_t* const* a) { scale_custom(a[0], a[1], a[2], a[3], a[4]);
 const aicore::ops::CustomOpKernel kScaleKernel{"scale_custom", &ScaleEntry,
                                                aicore::KernelMode::kAiv};
 
+// alpha 1, key 1, flavor default.
+std::vector<std::optional<gert::AttrValue>> PlainAttrs() {
+  std::vector<std::optional<gert::AttrValue>> attrs(3);
+  attrs[0].emplace(1.0f);
+  attrs[1].emplace(int64_t{1});
+  return attrs;
+}
+
 struct Dev {
   void* p = nullptr;
   aclTensor* t = nullptr;
@@ -121,10 +129,10 @@ class CustomOpTest : public ::testing::Test {
 
   aclnnStatus Phase1(Dev& x, Dev& y, Dev& k, std::optional<float> alpha, int64_t key,
                      const char* flavor, uint64_t* ws, aclOpExecutor** ex) {
-    std::vector<std::optional<gert::AttrValue>> attrs;
-    attrs.push_back(alpha ? std::optional<gert::AttrValue>(*alpha) : std::nullopt);
-    attrs.push_back(gert::AttrValue(key));
-    attrs.push_back(flavor ? std::optional<gert::AttrValue>(std::string(flavor)) : std::nullopt);
+    std::vector<std::optional<gert::AttrValue>> attrs(3);
+    if (alpha) attrs[0].emplace(*alpha);
+    attrs[1].emplace(key);
+    if (flavor) attrs[2].emplace(std::string(flavor));
     return aicore::ops::CustomOpGetWorkspaceSize("aclnnScaleCustomGetWorkspaceSize",
                                                  "ScaleCustom", kScaleKernel, {x.t}, {y.t, k.t},
                                                  std::move(attrs), ws, ex);
@@ -259,7 +267,7 @@ TEST_F(CustomOpTest, PhaseOneErrorsHaveTheDocumentedCodes) {
                                   dims9.data(), 9, x.p);
   ASSERT_NE(r9, nullptr);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {r9},
-                                                  {y.t, k.t}, {1.0f, int64_t{1}, std::nullopt},
+                                                  {y.t, k.t}, PlainAttrs(),
                                                   &ws, &ex),
             ACLNN_ERR_PARAM_INVALID);
   aclDestroyTensor(r9);
@@ -267,7 +275,7 @@ TEST_F(CustomOpTest, PhaseOneErrorsHaveTheDocumentedCodes) {
   aclTensor* tr = aclCreateTensor(view, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storage, 1, x.p);
   ASSERT_NE(tr, nullptr);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {tr},
-                                                  {y.t, k.t}, {1.0f, int64_t{1}, std::nullopt},
+                                                  {y.t, k.t}, PlainAttrs(),
                                                   &ws, &ex),
             ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not contiguous"), std::string::npos);

@@ -85,9 +85,12 @@ gert::OpIoInfo ProbeIo(bool with_bias) {
   in[0] = io({4, 8}, ge::DT_FLOAT16);
   if (with_bias) in[1] = io({8}, ge::DT_FLOAT16);
   out[0] = io({4, 8}, ge::DT_FLOAT16);
-  return gert::OpIoInfo("ProbeCustom", std::move(in), std::move(out),
-                        {gert::AttrValue(0.5f), gert::AttrValue(std::vector<int64_t>{1, -1}),
-                         gert::AttrValue(std::string("bsh")), gert::AttrValue(true)});
+  std::vector<gert::AttrValue> attrs;
+  attrs.emplace_back(0.5f);
+  attrs.emplace_back(std::vector<int64_t>{1, -1});
+  attrs.emplace_back(std::string("bsh"));
+  attrs.emplace_back(true);
+  return gert::OpIoInfo("ProbeCustom", std::move(in), std::move(out), std::move(attrs));
 }
 
 TEST(TilingContextTest, InputsByPresentAndByIrIndex) {

@@ -147,7 +147,7 @@ class OpAttrDef {
   }
   OpAttrDef& SetDefault(Type t, gert::AttrValue v) {
     type_ = t;
-    default_ = std::move(v);
+    default_.emplace(std::move(v));
     return *this;
   }
   std::string name_;
