@@ -5,7 +5,8 @@
 #  1. <name>_aclnn_gen: the host sources (OpDef, tiling function, tiling-data classes) linked into
 #     a small generator that prints, from the registered OpDefs, aclnn_<op>.h / aclnn_<op>.cpp
 #     (the two-phase aclnn entry points) and, per kernel source, <stem>_tiling_defs.h (the
-#     kernel-side structs of the op's BEGIN_TILING_DATA_DEF classes, force-included into it).
+#     kernel-side structs of the BEGIN_TILING_DATA_DEF classes of the op whose kernel function
+#     the source defines, force-included into it).
 #  2. <name>: an OBJECT library of the host sources, the kernel sources and the generated entry
 #     points; link it into the program that calls aclnn<Op>GetWorkspaceSize / aclnn<Op>. Its
 #     include path has the generated headers.
@@ -40,7 +41,16 @@ function(aicore_add_op_project name)
         set(task_type ${CMAKE_MATCH_1})
       endif()
     endforeach()
-    list(APPEND kernel_args --kernel "${stem}=${task_type}")
+    # The kernel entry points it defines (an op's kernel is the function named like its file).
+    file(STRINGS ${abs} entry_lines REGEX "__global__")
+    set(entries "")
+    foreach(line ${entry_lines})
+      if(line MATCHES "void[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*\\(")
+        list(APPEND entries ${CMAKE_MATCH_1})
+      endif()
+    endforeach()
+    string(REPLACE ";" "," entries "${entries}")
+    list(APPEND kernel_args --kernel "${stem}=${task_type}=${entries}")
     set(defs ${gen_dir}/kernel/${stem}_tiling_defs.h)
     list(APPEND kernel_defs ${defs})
     list(APPEND kernel_sources ${abs})

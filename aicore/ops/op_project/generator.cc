@@ -251,15 +251,25 @@ std::string DtypeMacros(const ::ops::OpDef& op) {
   return m.str();
 }
 
-void WriteKernelDefs(const std::string& stem, const std::vector<std::string>& op_types,
-                     const fs::path& out) {
+// A kernel source: its file stem, declared kernel type and the kernel functions it defines.
+struct KernelSource {
+  std::string task_type;
+  std::set<std::string> functions;  // empty: unknown, match by the file stem
+};
+
+bool Defines(const std::string& stem, const KernelSource& k, const std::string& op_file) {
+  return k.functions.empty() ? stem == op_file : k.functions.count(op_file) != 0;
+}
+
+void WriteKernelDefs(const std::string& stem, const KernelSource& source,
+                     const std::vector<std::string>& op_types, const fs::path& out) {
   auto& factory = optiling::CTilingDataClassFactory::GetInstance();
   std::set<std::string> done, includes;
   std::ostringstream body;
   std::string default_class;
   std::string dtype_macros;
   for (const std::string& op : op_types) {
-    if (OpTypeToFileName(op) != stem) continue;
+    if (!Defines(stem, source, OpTypeToFileName(op))) continue;
     dtype_macros += DtypeMacros(*::ops::OpDefRegistry::Find(op));
     for (const std::string& reg : factory.RegisteredNames()) {
       const bool is_default = reg == op;
@@ -293,13 +303,26 @@ int GenerateAclnnSources(int argc, char** argv) {
     return 1;
   }
   const fs::path out = argv[1];
-  std::map<std::string, std::string> kernels;  // stem -> task type
+  std::map<std::string, KernelSource> kernels;  // by file stem
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel" && i + 1 < argc) {
+      // <stem>=<task type>=<function>,<function>...
       const std::string v = argv[++i];
       const size_t eq = v.find('=');
-      kernels[v.substr(0, eq)] = eq == std::string::npos ? "" : v.substr(eq + 1);
+      KernelSource& k = kernels[v.substr(0, eq)];
+      if (eq != std::string::npos) {
+        const std::string rest = v.substr(eq + 1);
+        const size_t eq2 = rest.find('=');
+        k.task_type = rest.substr(0, eq2);
+        std::string fns = eq2 == std::string::npos ? "" : rest.substr(eq2 + 1);
+        for (size_t p = 0; !fns.empty() && p != std::string::npos;) {
+          const size_t c = fns.find(',', p);
+          const std::string fn = fns.substr(p, c == std::string::npos ? c : c - p);
+          if (!fn.empty()) k.functions.insert(fn);
+          p = c == std::string::npos ? c : c + 1;
+        }
+      }
     } else {
       std::cerr << argv[0] << ": unknown argument '" << a << "'\n";
       return 1;
@@ -323,14 +346,18 @@ int GenerateAclnnSources(int argc, char** argv) {
       return 1;
     }
     const std::string file = OpTypeToFileName(t);
-    WriteAclnn(*op, kernels.count(file) ? kernels[file] : "", out);
+    const KernelSource* source = nullptr;
+    for (const auto& [stem, k] : kernels) {
+      if (Defines(stem, k, file)) source = &k;
+    }
+    WriteAclnn(*op, source ? source->task_type : "", out);
     all << "#include \"aclnn_" << file << ".cpp\"\n";
-    if (!kernels.count(file)) {
-      std::cerr << argv[0] << ": note: OpDef " << t << " has no kernel source named " << file
-                << ".cpp among the project's kernels\n";
+    if (source == nullptr) {
+      std::cerr << argv[0] << ": note: no kernel source of the project defines " << file
+                << ", the kernel of OpDef " << t << "\n";
     }
   }
-  for (const auto& [stem, type] : kernels) WriteKernelDefs(stem, types, out);
+  for (const auto& [stem, k] : kernels) WriteKernelDefs(stem, k, types, out);
   return 0;
 }
 
