@@ -2,6 +2,8 @@
 // (what a generated aclnn entry point calls): attributes and defaults, the plain-struct tiling
 // style, workspace checks, per-launch tiling keys on two streams, repeatable executors, kernel
 // errors from the tiling macros and the kernel type, and the aclTensor descriptor checks.
+#include "aicore/ops/op_project/custom_op.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,7 +12,6 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
-#include "aicore/ops/op_project/custom_op.h"
 #include "kernel_operator.h"
 #include "register/op_def_registry.h"
 
@@ -55,7 +56,10 @@ class ScaleCustom : public OpDef {
   explicit ScaleCustom(const char* name) : OpDef(name) {
     this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
     this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
-    this->Output("key_out").ParamType(REQUIRED).DataType({ge::DT_INT32}).Format({ge::FORMAT_ND})
+    this->Output("key_out")
+        .ParamType(REQUIRED)
+        .DataType({ge::DT_INT32})
+        .Format({ge::FORMAT_ND})
         .InitValue(0);
     this->Attr("alpha").AttrType(OPTIONAL).Float(1.0f);
     this->Attr("key").AttrType(REQUIRED).Int();
@@ -133,9 +137,9 @@ class CustomOpTest : public ::testing::Test {
     if (alpha) attrs[0].emplace(*alpha);
     attrs[1].emplace(key);
     if (flavor) attrs[2].emplace(std::string(flavor));
-    return aicore::ops::CustomOpGetWorkspaceSize("aclnnScaleCustomGetWorkspaceSize",
-                                                 "ScaleCustom", kScaleKernel, {x.t}, {y.t, k.t},
-                                                 std::move(attrs), ws, ex);
+    return aicore::ops::CustomOpGetWorkspaceSize("aclnnScaleCustomGetWorkspaceSize", "ScaleCustom",
+                                                 kScaleKernel, {x.t}, {y.t, k.t}, std::move(attrs),
+                                                 ws, ex);
   }
 };
 
@@ -151,7 +155,8 @@ TEST_F(CustomOpTest, RunsWithAttributesDefaultsAndWorkspace) {
   void* wsp = nullptr;
   ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
   EXPECT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", wsp, 255, ex, nullptr),
-            ACLNN_ERR_PARAM_INVALID) << "a workspace smaller than asked";
+            ACLNN_ERR_PARAM_INVALID)
+      << "a workspace smaller than asked";
   EXPECT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", nullptr, 256, ex, nullptr),
             ACLNN_ERR_PARAM_NULLPTR);
   ASSERT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", wsp, ws, ex, nullptr), ACLNN_SUCCESS);
@@ -159,7 +164,8 @@ TEST_F(CustomOpTest, RunsWithAttributesDefaultsAndWorkspace) {
   for (int i = 0; i < 9; ++i) EXPECT_EQ(y.f()[i], static_cast<float>(i)) << "alpha defaults to 1";
   EXPECT_EQ(k.i()[0], 5);
   EXPECT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", wsp, ws, ex, nullptr),
-            ACLNN_ERR_PARAM_INVALID) << "phase 2 consumed the executor";
+            ACLNN_ERR_PARAM_INVALID)
+      << "phase 2 consumed the executor";
   EXPECT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", wsp, ws, nullptr, nullptr),
             ACLNN_ERR_INNER_NULLPTR);
   aclrtFree(wsp);
@@ -181,7 +187,9 @@ TEST_F(CustomOpTest, EachLaunchSeesItsOwnTilingKeyAcrossStreams) {
     uint64_t ws = 0;
     aclOpExecutor* ex = nullptr;
     ASSERT_EQ(Phase1(*xs.back(), *ys.back(), *ks.back(), static_cast<float>(r), 100 + r, "plain",
-                     &ws, &ex), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+                     &ws, &ex),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
     ASSERT_EQ(aicore::ops::CustomOpRun("aclnnScaleCustom", wsp, ws, ex, s[r % 2]), ACLNN_SUCCESS);
   }
   ASSERT_EQ(aclrtSynchronizeStream(s[0]), ACL_SUCCESS) << aclGetRecentErrMsg();
@@ -253,7 +261,8 @@ TEST_F(CustomOpTest, PhaseOneErrorsHaveTheDocumentedCodes) {
   std::vector<std::optional<gert::AttrValue>> attrs(3);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {x.t},
                                                   {y.t, k.t}, attrs, &ws, &ex),
-            ACLNN_ERR_PARAM_INVALID) << "the required attribute key is missing";
+            ACLNN_ERR_PARAM_INVALID)
+      << "the required attribute key is missing";
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("key"), std::string::npos);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {nullptr},
                                                   {y.t, k.t}, attrs, &ws, &ex),
@@ -263,20 +272,18 @@ TEST_F(CustomOpTest, PhaseOneErrorsHaveTheDocumentedCodes) {
             ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
   // Rank 9, and a non-contiguous view.
   std::vector<int64_t> dims9(9, 1);
-  aclTensor* r9 = aclCreateTensor(dims9.data(), 9, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND,
-                                  dims9.data(), 9, x.p);
+  aclTensor* r9 =
+      aclCreateTensor(dims9.data(), 9, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims9.data(), 9, x.p);
   ASSERT_NE(r9, nullptr);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {r9},
-                                                  {y.t, k.t}, PlainAttrs(),
-                                                  &ws, &ex),
+                                                  {y.t, k.t}, PlainAttrs(), &ws, &ex),
             ACLNN_ERR_PARAM_INVALID);
   aclDestroyTensor(r9);
   const int64_t view[2] = {2, 3}, strides[2] = {1, 2}, storage[1] = {6};
   aclTensor* tr = aclCreateTensor(view, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, storage, 1, x.p);
   ASSERT_NE(tr, nullptr);
   EXPECT_EQ(aicore::ops::CustomOpGetWorkspaceSize("api", "ScaleCustom", kScaleKernel, {tr},
-                                                  {y.t, k.t}, PlainAttrs(),
-                                                  &ws, &ex),
+                                                  {y.t, k.t}, PlainAttrs(), &ws, &ex),
             ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("not contiguous"), std::string::npos);
   aclDestroyTensor(tr);
@@ -330,8 +337,8 @@ TEST(AclMetaTest, CreateTensorValidatesAndGettersCopy) {
   EXPECT_EQ(got[1], 1);
   delete[] got;
   aclDestroyTensor(c);
-  aclTensor* scalar0d = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr,
-                                        0, buf);
+  aclTensor* scalar0d =
+      aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 0, buf);
   EXPECT_NE(scalar0d, nullptr);
   aclDestroyTensor(scalar0d);
 }
@@ -355,8 +362,9 @@ TEST(AclMetaTest, ScalarsArraysAndLists) {
   aclFloatArray* fa = aclCreateFloatArray(&v, 1);
   float buf[4] = {};
   const int64_t d = 4;
-  const aclTensor* elems[2] = {aclCreateTensor(&d, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &d, 1, buf),
-                               aclCreateTensor(&d, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &d, 1, buf)};
+  const aclTensor* elems[2] = {
+      aclCreateTensor(&d, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &d, 1, buf),
+      aclCreateTensor(&d, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &d, 1, buf)};
   aclTensorList* list = aclCreateTensorList(elems, 2);
   EXPECT_EQ(aclGetTensorListSize(list, &n), ACLNN_SUCCESS);
   EXPECT_EQ(n, 2u);

@@ -1,8 +1,8 @@
 // The kernel side of op-project tiling (AscendC "Kernel Tiling" macros): TILING_KEY_VAR /
 // TILING_KEY_IS read the running launch's tiling key; GET_TILING_DATA and its variants copy the
-// tiling struct from the GM tiling argument; REGISTER_TILING_DEFAULT / REGISTER_TILING_FOR_TILINGKEY
-// name the struct; KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE check the declared kernel type
-// against the launch. The key and data belong to one launch (sim::LaunchTiling), so launches on
+// tiling struct from the GM tiling argument; REGISTER_TILING_DEFAULT and
+// REGISTER_TILING_FOR_TILINGKEY name the struct; KERNEL_TASK_TYPE_DEFAULT / KERNEL_TASK_TYPE
+// check the declared kernel type against the launch. The key and data belong to one launch (sim::LaunchTiling), so launches on
 // different streams never see each other's. See docs/op-projects.md.
 #pragma once
 
@@ -85,7 +85,8 @@ enum KernelMetaType {
                                     std::source_location::current())
 // Declares `var` of the default tiling struct (REGISTER_TILING_DEFAULT or the op's registered
 // tiling-data class).
-#define GET_TILING_DATA(var, tiling) GET_TILING_DATA_WITH_STRUCT(AicoreDefaultTilingData, var, tiling)
+#define GET_TILING_DATA(var, tiling) \
+  GET_TILING_DATA_WITH_STRUCT(AicoreDefaultTilingData, var, tiling)
 // Declares `var` holding only member `member` of struct S.
 #define GET_TILING_DATA_MEMBER(S, member, var, tiling)                                          \
   decltype(S::member) var;                                                                       \

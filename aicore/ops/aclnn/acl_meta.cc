@@ -4,9 +4,8 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <unordered_set>
-
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "aclnn/aclnn_base.h"
 #include "aicore/core/log.h"
@@ -58,7 +57,8 @@ std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, ac
     return StrCat("dataType ", AclDataTypeName(dtype), " is not supported (no byte size)");
   }
   for (uint64_t i = 0; i < view_n; ++i) {
-    if (view_dims[i] < 0) return StrCat("viewDims ", Dims(view_dims, view_n), " has a negative dim");
+    if (view_dims[i] < 0)
+      return StrCat("viewDims ", Dims(view_dims, view_n), " has a negative dim");
   }
   for (uint64_t i = 0; i < storage_n; ++i) {
     if (storage_dims[i] < 0) {
@@ -89,9 +89,9 @@ std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, ac
     for (uint64_t i = 0; i < view_n; ++i) last += (view_dims[i] - 1) * t.strides[i];
     if (last >= storage_elems) {
       return StrCat("the view ", Dims(view_dims, view_n), " with strides ",
-                    Dims(t.strides.data(), view_n), " and offset ", offset,
-                    " reaches element ", last, ", past the storage shape ",
-                    Dims(storage_dims, storage_n), " (", storage_elems, " elements)");
+                    Dims(t.strides.data(), view_n), " and offset ", offset, " reaches element ",
+                    last, ", past the storage shape ", Dims(storage_dims, storage_n), " (",
+                    storage_elems, " elements)");
     }
   }
   return "";
@@ -111,8 +111,8 @@ T* MakeArray(const char* api, const V* value, uint64_t size) {
 template <typename T>
 aclnnStatus Size(const char* api, const T* obj, uint64_t* size, uint64_t n) {
   if (obj == nullptr || size == nullptr) {
-    return Report(api, ACLNN_ERR_PARAM_NULLPTR, obj == nullptr ? "the array is null"
-                                                               : "size is null");
+    return Report(api, ACLNN_ERR_PARAM_NULLPTR,
+                  obj == nullptr ? "the array is null" : "size is null");
   }
   *size = n;
   return ACLNN_SUCCESS;
@@ -157,34 +157,70 @@ std::atomic<int> g_finalizes{0};
 
 size_t AclDataTypeSize(aclDataType dt) {
   switch (dt) {
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: case ACL_COMPLEX32: return 2;
-    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: case ACL_HIFLOAT8: case ACL_FLOAT8_E5M2:
-    case ACL_FLOAT8_E4M3FN: case ACL_FLOAT8_E8M0: return 1;
-    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 8;
-    case ACL_COMPLEX128: return 16;
-    default: return 0;
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+      return 4;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+    case ACL_COMPLEX32:
+      return 2;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+    case ACL_HIFLOAT8:
+    case ACL_FLOAT8_E5M2:
+    case ACL_FLOAT8_E4M3FN:
+    case ACL_FLOAT8_E8M0:
+      return 1;
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_DOUBLE:
+    case ACL_COMPLEX64:
+      return 8;
+    case ACL_COMPLEX128:
+      return 16;
+    default:
+      return 0;
   }
 }
 
 std::string AclDataTypeName(aclDataType dt) {
   switch (dt) {
-    case ACL_FLOAT: return "ACL_FLOAT";
-    case ACL_FLOAT16: return "ACL_FLOAT16";
-    case ACL_BF16: return "ACL_BF16";
-    case ACL_INT8: return "ACL_INT8";
-    case ACL_UINT8: return "ACL_UINT8";
-    case ACL_INT16: return "ACL_INT16";
-    case ACL_UINT16: return "ACL_UINT16";
-    case ACL_INT32: return "ACL_INT32";
-    case ACL_UINT32: return "ACL_UINT32";
-    case ACL_INT64: return "ACL_INT64";
-    case ACL_UINT64: return "ACL_UINT64";
-    case ACL_DOUBLE: return "ACL_DOUBLE";
-    case ACL_BOOL: return "ACL_BOOL";
-    case ACL_COMPLEX64: return "ACL_COMPLEX64";
-    case ACL_COMPLEX128: return "ACL_COMPLEX128";
-    default: return StrCat("aclDataType ", static_cast<int>(dt));
+    case ACL_FLOAT:
+      return "ACL_FLOAT";
+    case ACL_FLOAT16:
+      return "ACL_FLOAT16";
+    case ACL_BF16:
+      return "ACL_BF16";
+    case ACL_INT8:
+      return "ACL_INT8";
+    case ACL_UINT8:
+      return "ACL_UINT8";
+    case ACL_INT16:
+      return "ACL_INT16";
+    case ACL_UINT16:
+      return "ACL_UINT16";
+    case ACL_INT32:
+      return "ACL_INT32";
+    case ACL_UINT32:
+      return "ACL_UINT32";
+    case ACL_INT64:
+      return "ACL_INT64";
+    case ACL_UINT64:
+      return "ACL_UINT64";
+    case ACL_DOUBLE:
+      return "ACL_DOUBLE";
+    case ACL_BOOL:
+      return "ACL_BOOL";
+    case ACL_COMPLEX64:
+      return "ACL_COMPLEX64";
+    case ACL_COMPLEX128:
+      return "ACL_COMPLEX128";
+    default:
+      return StrCat("aclDataType ", static_cast<int>(dt));
   }
 }
 
@@ -198,9 +234,9 @@ aclnnStatus Report(const char* api, aclnnStatus code, const std::string& message
 aclnnStatus CheckTensorArg(const char* api, const char* what, const aclTensor* t) {
   if (t == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, StrCat(what, " is null"));
   if (t->view_dims.size() > kMaxOpRank) {
-    return Report(api, ACLNN_ERR_PARAM_INVALID,
-                  StrCat(what, " has ", t->view_dims.size(), " dims; at most ", kMaxOpRank,
-                         " are allowed"));
+    return Report(
+        api, ACLNN_ERR_PARAM_INVALID,
+        StrCat(what, " has ", t->view_dims.size(), " dims; at most ", kMaxOpRank, " are allowed"));
   }
   return ACLNN_SUCCESS;
 }
@@ -321,7 +357,8 @@ aclBoolArray* aclCreateBoolArray(const bool* value, uint64_t size) {
 }
 aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size) {
   if (value == nullptr && size > 0) {
-    Report("aclCreateTensorList", ACLNN_ERR_PARAM_NULLPTR, StrCat("value is null but size is ", size));
+    Report("aclCreateTensorList", ACLNN_ERR_PARAM_NULLPTR,
+           StrCat("value is null but size is ", size));
     return nullptr;
   }
   auto* l = new aclTensorList();
@@ -330,7 +367,8 @@ aclTensorList* aclCreateTensorList(const aclTensor* const* value, uint64_t size)
 }
 aclScalarList* aclCreateScalarList(const aclScalar* const* value, uint64_t size) {
   if (value == nullptr && size > 0) {
-    Report("aclCreateScalarList", ACLNN_ERR_PARAM_NULLPTR, StrCat("value is null but size is ", size));
+    Report("aclCreateScalarList", ACLNN_ERR_PARAM_NULLPTR,
+           StrCat("value is null but size is ", size));
     return nullptr;
   }
   auto* l = new aclScalarList();
@@ -392,7 +430,8 @@ aclnnStatus aclGetViewStrides(const aclTensor* tensor, int64_t** stridesValue,
 }
 aclnnStatus aclGetViewOffset(const aclTensor* tensor, int64_t* offset) {
   if (tensor == nullptr || offset == nullptr) {
-    return Report("aclGetViewOffset", ACLNN_ERR_PARAM_NULLPTR, "tensor and offset must be non-null");
+    return Report("aclGetViewOffset", ACLNN_ERR_PARAM_NULLPTR,
+                  "tensor and offset must be non-null");
   }
   *offset = tensor->offset;
   return ACLNN_SUCCESS;
@@ -406,7 +445,8 @@ aclnnStatus aclGetFormat(const aclTensor* tensor, aclFormat* format) {
 }
 aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
   if (tensor == nullptr || dataType == nullptr) {
-    return Report("aclGetDataType", ACLNN_ERR_PARAM_NULLPTR, "tensor and dataType must be non-null");
+    return Report("aclGetDataType", ACLNN_ERR_PARAM_NULLPTR,
+                  "tensor and dataType must be non-null");
   }
   *dataType = tensor->dtype;
   return ACLNN_SUCCESS;
@@ -429,13 +469,15 @@ aclnnStatus aclGetScalarListSize(const aclScalarList* scalarList, uint64_t* size
                            scalarList ? scalarList->scalars.size() : 0);
 }
 aclnnStatus aclSetRawTensorAddr(aclTensor* tensor, void* addr) {
-  if (tensor == nullptr) return Report("aclSetRawTensorAddr", ACLNN_ERR_PARAM_NULLPTR, "tensor is null");
+  if (tensor == nullptr)
+    return Report("aclSetRawTensorAddr", ACLNN_ERR_PARAM_NULLPTR, "tensor is null");
   tensor->data = addr;
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetRawTensorAddr(const aclTensor* tensor, void** addr) {
   if (tensor == nullptr || addr == nullptr) {
-    return Report("aclGetRawTensorAddr", ACLNN_ERR_PARAM_NULLPTR, "tensor and addr must be non-null");
+    return Report("aclGetRawTensorAddr", ACLNN_ERR_PARAM_NULLPTR,
+                  "tensor and addr must be non-null");
   }
   *addr = tensor->data;
   return ACLNN_SUCCESS;
@@ -470,8 +512,8 @@ aclnnStatus aclSetInputTensorAddr(aclOpExecutor* executor, const size_t index, a
                                   void* addr) {
   return aicore::ops::SetAddr("aclSetInputTensorAddr", executor, index, false, tensor, addr);
 }
-aclnnStatus aclSetOutputTensorAddr(aclOpExecutor* executor, const size_t index,
-                                   aclTensor* tensor, void* addr) {
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
+                                   void* addr) {
   return aicore::ops::SetAddr("aclSetOutputTensorAddr", executor, index, true, tensor, addr);
 }
 aclnnStatus aclSetTensorAddr(aclOpExecutor* executor, const size_t index, aclTensor* tensor,
@@ -494,7 +536,8 @@ aclnnStatus aclnnInit(const char* configPath) {
                     StrCat("configPath '", configPath, "' cannot be opened"));
     }
     try {
-      (void)nlohmann::json::parse(in);
+      const nlohmann::json parsed = nlohmann::json::parse(in);
+      (void)parsed;
     } catch (const std::exception& e) {
       return Report("aclnnInit", ACLNN_ERR_PARAM_INVALID,
                     StrCat("configPath '", configPath, "' is not valid JSON: ", e.what()));

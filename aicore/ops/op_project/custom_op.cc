@@ -32,15 +32,24 @@ gert::Shape ToShape(const std::vector<int64_t>& d) {
 const char* AttrTypeName(::ops::OpAttrDef::Type t) {
   using T = ::ops::OpAttrDef::Type;
   switch (t) {
-    case T::kBool: return "Bool";
-    case T::kFloat: return "Float";
-    case T::kInt: return "Int";
-    case T::kString: return "String";
-    case T::kListBool: return "ListBool";
-    case T::kListFloat: return "ListFloat";
-    case T::kListInt: return "ListInt";
-    case T::kListListInt: return "ListListInt";
-    case T::kUnset: break;
+    case T::kBool:
+      return "Bool";
+    case T::kFloat:
+      return "Float";
+    case T::kInt:
+      return "Int";
+    case T::kString:
+      return "String";
+    case T::kListBool:
+      return "ListBool";
+    case T::kListFloat:
+      return "ListFloat";
+    case T::kListInt:
+      return "ListInt";
+    case T::kListListInt:
+      return "ListListInt";
+    case T::kUnset:
+      break;
   }
   return "untyped";
 }
@@ -49,15 +58,24 @@ const char* AttrTypeName(::ops::OpAttrDef::Type t) {
 size_t AttrIndex(::ops::OpAttrDef::Type t) {
   using T = ::ops::OpAttrDef::Type;
   switch (t) {
-    case T::kBool: return 0;
-    case T::kInt: return 1;
-    case T::kFloat: return 2;
-    case T::kString: return 3;
-    case T::kListBool: return 4;
-    case T::kListInt: return 5;
-    case T::kListFloat: return 6;
-    case T::kListListInt: return 7;
-    case T::kUnset: break;
+    case T::kBool:
+      return 0;
+    case T::kInt:
+      return 1;
+    case T::kFloat:
+      return 2;
+    case T::kString:
+      return 3;
+    case T::kListBool:
+      return 4;
+    case T::kListInt:
+      return 5;
+    case T::kListFloat:
+      return 6;
+    case T::kListListInt:
+      return 7;
+    case T::kUnset:
+      break;
   }
   return 99;
 }
@@ -114,21 +132,22 @@ std::string CheckCombinations(const std::vector<Param>& params) {
   std::string got, allowed;
   for (const Param& p : params) {
     if (p.tensor == nullptr) continue;
-    got += StrCat(got.empty() ? "" : ", ", p.def->name(), "=",
-                  ge::DataTypeName(ToGe(p.tensor->dtype)), "/",
-                  ge::FormatName(static_cast<ge::Format>(p.tensor->format)));
+    got +=
+        StrCat(got.empty() ? "" : ", ", p.def->name(), "=", ge::DataTypeName(ToGe(p.tensor->dtype)),
+               "/", ge::FormatName(static_cast<ge::Format>(p.tensor->format)));
   }
   for (size_t j = 0; j < columns; ++j) {
     allowed += j ? "; " : "";
     bool first = true;
     for (const Param& p : params) {
       if (p.def->free_combination() || j >= p.def->dtypes().size()) continue;
-      allowed += StrCat(first ? "" : ", ", p.def->name(), "=", ge::DataTypeName(p.def->dtypes()[j]));
+      allowed +=
+          StrCat(first ? "" : ", ", p.def->name(), "=", ge::DataTypeName(p.def->dtypes()[j]));
       first = false;
     }
   }
-  return StrCat("the dtype/format combination (", got, ") is not one the OpDef declares (",
-                allowed, ")");
+  return StrCat("the dtype/format combination (", got, ") is not one the OpDef declares (", allowed,
+                ")");
 }
 
 struct AlignedFree {
@@ -143,11 +162,11 @@ std::string OpTypeToFileName(const std::string& op_type) {
     const char c = op_type[i];
     if (std::isupper(static_cast<unsigned char>(c)) && i > 0) {
       const char prev = op_type[i - 1];
-      const bool prev_lower_or_digit =
-          std::islower(static_cast<unsigned char>(prev)) || std::isdigit(static_cast<unsigned char>(prev));
-      const bool prev_upper_next_lower =
-          std::isupper(static_cast<unsigned char>(prev)) && i + 1 < op_type.size() &&
-          std::islower(static_cast<unsigned char>(op_type[i + 1]));
+      const bool prev_lower_or_digit = std::islower(static_cast<unsigned char>(prev)) ||
+                                       std::isdigit(static_cast<unsigned char>(prev));
+      const bool prev_upper_next_lower = std::isupper(static_cast<unsigned char>(prev)) &&
+                                         i + 1 < op_type.size() &&
+                                         std::islower(static_cast<unsigned char>(op_type[i + 1]));
       if (prev_lower_or_digit || prev_upper_next_lower) out += '_';
     }
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -175,30 +194,36 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
                                      const std::vector<const aclTensor*>& outputs,
                                      std::vector<std::optional<gert::AttrValue>> attrs,
                                      uint64_t* workspace_size, aclOpExecutor** executor) {
-  if (workspace_size == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null");
+  if (workspace_size == nullptr)
+    return Report(api, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null");
   if (executor == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "executor is null");
   const ::ops::OpDef* op = ::ops::OpDefRegistry::Find(op_type);
   if (op == nullptr) {
-    return Report(api, ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
-                  StrCat("no OpDef is registered for ", op_type, " (is its op_host source linked?)"));
+    return Report(
+        api, ACLNN_ERR_INNER_FIND_KERNEL_ERROR,
+        StrCat("no OpDef is registered for ", op_type, " (is its op_host source linked?)"));
   }
   if (inputs.size() != op->inputs().size() || outputs.size() != op->outputs().size() ||
       attrs.size() != op->attrs().size()) {
-    return Report(api, ACLNN_ERR_INNER,
-                  StrCat("the entry point passes ", inputs.size(), " inputs, ", outputs.size(),
-                         " outputs and ", attrs.size(), " attributes but OpDef ", op_type, " has ",
-                         op->inputs().size(), ", ", op->outputs().size(), " and ",
-                         op->attrs().size(), " (regenerate aclnn_", OpTypeToFileName(op_type), ")"));
+    return Report(
+        api, ACLNN_ERR_INNER,
+        StrCat("the entry point passes ", inputs.size(), " inputs, ", outputs.size(),
+               " outputs and ", attrs.size(), " attributes but OpDef ", op_type, " has ",
+               op->inputs().size(), ", ", op->outputs().size(), " and ", op->attrs().size(),
+               " (regenerate aclnn_", OpTypeToFileName(op_type), ")"));
   }
   // Tensors.
   std::vector<Param> params;
-  for (size_t i = 0; i < inputs.size(); ++i) params.push_back({op->inputs()[i].get(), inputs[i], false});
-  for (size_t i = 0; i < outputs.size(); ++i) params.push_back({op->outputs()[i].get(), outputs[i], true});
+  for (size_t i = 0; i < inputs.size(); ++i)
+    params.push_back({op->inputs()[i].get(), inputs[i], false});
+  for (size_t i = 0; i < outputs.size(); ++i)
+    params.push_back({op->outputs()[i].get(), outputs[i], true});
   for (const Param& p : params) {
     const std::string what = ParamNameToCamel(p.def->name()) + (p.output ? " (output)" : "");
     if (p.def->param_type() == ::ops::DYNAMIC) {
       return Report(api, ACLNN_ERR_PARAM_INVALID,
-                    StrCat(what, ": DYNAMIC (tensor-list) parameters are not supported by aicore's "
+                    StrCat(what,
+                           ": DYNAMIC (tensor-list) parameters are not supported by aicore's "
                            "op projects yet"));
     }
     if (p.tensor == nullptr && !p.output && p.def->param_type() == ::ops::OPTIONAL) continue;
@@ -213,9 +238,9 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
       return Report(api, ACLNN_ERR_PARAM_NULLPTR, StrCat(what, " has no device data"));
     }
     if (p.output && p.def->init_value().has_value() && *p.def->init_value() != 0) {
-      return Report(api, ACLNN_ERR_PARAM_INVALID,
-                    StrCat(what, ": InitValue(", *p.def->init_value(),
-                           ") is not supported (only 0)"));
+      return Report(
+          api, ACLNN_ERR_PARAM_INVALID,
+          StrCat(what, ": InitValue(", *p.def->init_value(), ") is not supported (only 0)"));
     }
   }
   if (std::string why = CheckCombinations(params); !why.empty()) {
@@ -250,10 +275,11 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
         io.desc = gert::CompileTimeTensorDesc(ToGe(p.tensor->dtype),
                                               static_cast<ge::Format>(p.tensor->format),
                                               static_cast<ge::Format>(p.tensor->format));
-        void* first = p.tensor->data == nullptr
-                          ? nullptr
-                          : static_cast<uint8_t*>(p.tensor->data) +
-                                p.tensor->offset * static_cast<int64_t>(AclDataTypeSize(p.tensor->dtype));
+        void* first =
+            p.tensor->data == nullptr
+                ? nullptr
+                : static_cast<uint8_t*>(p.tensor->data) +
+                      p.tensor->offset * static_cast<int64_t>(AclDataTypeSize(p.tensor->dtype));
         io.tensor = gert::Tensor(io.shape, io.desc, first);
       }
       (p.output ? out : in).push_back(std::move(io));
@@ -287,7 +313,8 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
     try {
       rc = op->infer_dtype()(&ctx);
     } catch (const std::exception& e) {
-      return Report(api, ACLNN_ERR_INNER_INFERSHAPE_ERROR, StrCat("InferDataType threw: ", e.what()));
+      return Report(api, ACLNN_ERR_INNER_INFERSHAPE_ERROR,
+                    StrCat("InferDataType threw: ", e.what()));
     }
     if (rc != ge::GRAPH_SUCCESS) {
       return Report(api, ACLNN_ERR_INNER_INFERSHAPE_ERROR, StrCat("InferDataType returned ", rc));
@@ -317,9 +344,9 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
                   StrCat("the tiling function of ", op_type, " threw: ", e.what()));
   }
   if (rc != ge::GRAPH_SUCCESS) {
-    return Report(api, ACLNN_ERR_INNER_TILING_ERROR,
-                  StrCat("the tiling function of ", op_type, " returned ", rc,
-                         " (not ge::GRAPH_SUCCESS)"));
+    return Report(
+        api, ACLNN_ERR_INNER_TILING_ERROR,
+        StrCat("the tiling function of ", op_type, " returned ", rc, " (not ge::GRAPH_SUCCESS)"));
   }
   const uint32_t block_dim = ctx->GetBlockDim();
   if (block_dim == 0 || block_dim > 65535) {
@@ -358,12 +385,13 @@ aclnnStatus CustomOpGetWorkspaceSize(const char* api, const char* op_type,
   std::vector<uint8_t> tiling_bytes(static_cast<const uint8_t*>(td.GetData()),
                                     static_cast<const uint8_t*>(td.GetData()) + td.GetDataSize());
   const uint64_t key = ctx->GetTilingKey();
-  e->run = [kernel, block_dim, key, tiling_bytes = std::move(tiling_bytes),
-            output_zero_bytes](aclOpExecutor& self, void* workspace, aclrtStream stream) -> Status {
+  e->run = [kernel, block_dim, key, tiling_bytes = std::move(tiling_bytes), output_zero_bytes](
+               aclOpExecutor& self, void* workspace, aclrtStream stream) -> Status {
     for (size_t i = 0; i < self.output_bases.size(); ++i) {
       if (output_zero_bytes[i] == 0 || self.output_bases[i] == nullptr) continue;
       void* p = static_cast<uint8_t*>(self.output_bases[i]) + self.output_byte_offsets[i];
-      if (aclrtMemsetAsync(p, output_zero_bytes[i], 0, output_zero_bytes[i], stream) != ACL_SUCCESS) {
+      if (aclrtMemsetAsync(p, output_zero_bytes[i], 0, output_zero_bytes[i], stream) !=
+          ACL_SUCCESS) {
         return Status(StatusCode::kInvalidArgument,
                       StrCat("zeroing output ", i, " (InitValue) failed: ", aclGetRecentErrMsg()));
       }

@@ -24,28 +24,42 @@ std::pair<std::string, std::string> AttrParam(const ::ops::OpAttrDef& a) {
   std::string name = ParamNameToCamel(a.name());
   const bool opt = IsOptionalAttr(a);
   switch (a.type()) {
-    case AttrType::kBool: return {"bool", name};
-    case AttrType::kFloat: return {"double", name};
-    case AttrType::kInt: return {"int64_t", name};
-    case AttrType::kString: return {"char*", name + (opt ? "Optional" : "")};
-    case AttrType::kListBool: return {"const aclBoolArray*", name + (opt ? "Optional" : "")};
-    case AttrType::kListFloat: return {"const aclFloatArray*", name + (opt ? "Optional" : "")};
-    case AttrType::kListInt: return {"const aclIntArray*", name + (opt ? "Optional" : "")};
-    default: return {"", name};
+    case AttrType::kBool:
+      return {"bool", name};
+    case AttrType::kFloat:
+      return {"double", name};
+    case AttrType::kInt:
+      return {"int64_t", name};
+    case AttrType::kString:
+      return {"char*", name + (opt ? "Optional" : "")};
+    case AttrType::kListBool:
+      return {"const aclBoolArray*", name + (opt ? "Optional" : "")};
+    case AttrType::kListFloat:
+      return {"const aclFloatArray*", name + (opt ? "Optional" : "")};
+    case AttrType::kListInt:
+      return {"const aclIntArray*", name + (opt ? "Optional" : "")};
+    default:
+      return {"", name};
   }
 }
 
 // The C++ expression turning the aclnn attribute parameter into std::optional<AttrValue>.
 std::string AttrValueExpr(const ::ops::OpAttrDef& a, const std::string& p) {
   switch (a.type()) {
-    case AttrType::kBool: return "gert::AttrValue(static_cast<bool>(" + p + "))";
-    case AttrType::kFloat: return "gert::AttrValue(static_cast<float>(" + p + "))";
-    case AttrType::kInt: return "gert::AttrValue(static_cast<int64_t>(" + p + "))";
+    case AttrType::kBool:
+      return "gert::AttrValue(static_cast<bool>(" + p + "))";
+    case AttrType::kFloat:
+      return "gert::AttrValue(static_cast<float>(" + p + "))";
+    case AttrType::kInt:
+      return "gert::AttrValue(static_cast<int64_t>(" + p + "))";
     case AttrType::kString:
       return p + " ? std::optional<gert::AttrValue>(std::string(" + p + ")) : std::nullopt";
-    case AttrType::kListBool: case AttrType::kListFloat: case AttrType::kListInt:
+    case AttrType::kListBool:
+    case AttrType::kListFloat:
+    case AttrType::kListInt:
       return p + " ? std::optional<gert::AttrValue>(" + p + "->values) : std::nullopt";
-    default: return "std::nullopt";
+    default:
+      return "std::nullopt";
   }
 }
 
@@ -118,7 +132,8 @@ void WriteAclnn(const ::ops::OpDef& op, const std::string& task_type, const fs::
     << "#include \"aclnn/acl_meta.h\"\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
     << "// Phase 1: checks the call against OpDef " << op.type()
     << ", runs its tiling function and returns the workspace size.\n"
-    << "__attribute__((visibility(\"default\")))\n" << Prototype(op, fn) << ";\n\n"
+    << "__attribute__((visibility(\"default\")))\n"
+    << Prototype(op, fn) << ";\n\n"
     << "// Phase 2: launches the kernel on `stream` (asynchronous; consumes the executor).\n"
     << "__attribute__((visibility(\"default\")))\naclnnStatus " << fn
     << "(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream);\n\n"
@@ -139,8 +154,8 @@ void WriteAclnn(const ::ops::OpDef& op, const std::string& task_type, const fs::
   for (const auto& a : op.attrs()) {
     c << "  attrs.push_back(" << AttrValueExpr(*a, AttrParam(*a).second) << ");\n";
   }
-  c << "  const aicore::ops::CustomOpKernel kernel{\"" << file << "\", &AicoreKernelEntry_" << file << ", "
-    << KernelMode(task_type) << "};\n"
+  c << "  const aicore::ops::CustomOpKernel kernel{\"" << file << "\", &AicoreKernelEntry_" << file
+    << ", " << KernelMode(task_type) << "};\n"
     << "  return aicore::ops::CustomOpGetWorkspaceSize(\"" << fn << "GetWorkspaceSize\", \""
     << op.type() << "\", kernel, {";
   for (size_t i = 0; i < op.inputs().size(); ++i) {
@@ -191,10 +206,11 @@ void EmitStruct(const optiling::TilingDef& def, std::set<std::string>& done,
         body << "  " << f.type << " " << f.name << "[" << f.count << "];\n";
         break;
       case optiling::TilingFieldInfo::Kind::kStruct: {
-        const std::string t = f.as_def != nullptr
-                                  ? std::string(f.as_def(reinterpret_cast<const char*>(&def) +
-                                                         f.member_delta)->GetTilingClassName())
-                                  : KernelStructType(f.type, includes);
+        const std::string t =
+            f.as_def != nullptr
+                ? std::string(f.as_def(reinterpret_cast<const char*>(&def) + f.member_delta)
+                                  ->GetTilingClassName())
+                : KernelStructType(f.type, includes);
         body << "  " << t << " " << f.name << ";\n";
         break;
       }
@@ -207,8 +223,7 @@ void EmitStruct(const optiling::TilingDef& def, std::set<std::string>& done,
   body << "};\nstatic_assert(sizeof(" << name << ") == " << def.GetDataSize()
        << ", \"the kernel struct must match optiling::" << name << "'s GetDataSize()\");\n";
   for (const optiling::TilingFieldInfo& f : def.GetFieldInfo()) {
-    body << "static_assert(offsetof(" << name << ", " << f.name << ") == " << f.offset
-         << ");\n";
+    body << "static_assert(offsetof(" << name << ", " << f.name << ") == " << f.offset << ");\n";
   }
   body << "\n";
 }
@@ -216,19 +231,32 @@ void EmitStruct(const optiling::TilingDef& def, std::set<std::string>& done,
 // The kernel type of a dtype (empty when it has none).
 std::string KernelTypeName(ge::DataType dt) {
   switch (dt) {
-    case ge::DT_FLOAT: return "float";
-    case ge::DT_FLOAT16: return "half";
-    case ge::DT_BF16: return "bfloat16_t";
-    case ge::DT_INT8: return "int8_t";
-    case ge::DT_UINT8: return "uint8_t";
-    case ge::DT_INT16: return "int16_t";
-    case ge::DT_UINT16: return "uint16_t";
-    case ge::DT_INT32: return "int32_t";
-    case ge::DT_UINT32: return "uint32_t";
-    case ge::DT_INT64: return "int64_t";
-    case ge::DT_UINT64: return "uint64_t";
-    case ge::DT_BOOL: return "bool";
-    default: return "";
+    case ge::DT_FLOAT:
+      return "float";
+    case ge::DT_FLOAT16:
+      return "half";
+    case ge::DT_BF16:
+      return "bfloat16_t";
+    case ge::DT_INT8:
+      return "int8_t";
+    case ge::DT_UINT8:
+      return "uint8_t";
+    case ge::DT_INT16:
+      return "int16_t";
+    case ge::DT_UINT16:
+      return "uint16_t";
+    case ge::DT_INT32:
+      return "int32_t";
+    case ge::DT_UINT32:
+      return "uint32_t";
+    case ge::DT_INT64:
+      return "int64_t";
+    case ge::DT_UINT64:
+      return "uint64_t";
+    case ge::DT_BOOL:
+      return "bool";
+    default:
+      return "";
   }
 }
 
@@ -281,8 +309,8 @@ void WriteKernelDefs(const std::string& stem, const KernelSource& source,
     }
   }
   std::ofstream k(out / "kernel" / (stem + "_tiling_defs.h"));
-  k << "// Generated by aicore's op-project generator: the kernel-side tiling structs of "
-    << stem << ". Do not edit.\n#pragma once\n\n#include <cstddef>\n#include <cstdint>\n";
+  k << "// Generated by aicore's op-project generator: the kernel-side tiling structs of " << stem
+    << ". Do not edit.\n#pragma once\n\n#include <cstddef>\n#include <cstdint>\n";
   for (const std::string& inc : includes) k << "#include \"" << inc << "\"\n";
   if (!dtype_macros.empty()) {
     k << "#include \"aicore/kernel/types.h\"\n\n// The argument types of the kernel.\n"

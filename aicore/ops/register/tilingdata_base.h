@@ -188,8 +188,9 @@ struct TilingDataRegistrar {
   }
 
 // Registers tiling-data class `class_name` for op type `op_type` (no trailing ';' needed).
-#define REGISTER_TILING_DATA_CLASS(op_type, class_name)                                          \
-  [[maybe_unused]] static ::optiling::TilingDataRegistrar g_aicore_tiling_registrar_##op_type##_##class_name( \
-      #op_type, []() -> std::shared_ptr<::optiling::TilingDef> {                                 \
-        return std::make_shared<class_name>();                                                   \
-      });
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name)                              \
+  [[maybe_unused]] static ::optiling::TilingDataRegistrar                            \
+      g_aicore_tiling_registrar_##op_type##_##class_name(                              \
+          #op_type, []() -> std::shared_ptr<::optiling::TilingDef> {                   \
+            return std::make_shared<class_name>();                                     \
+          });

@@ -88,8 +88,9 @@ int Verify(const Case& c) {
     std::vector<aclFloat16> hz(n);
     aclrtMemcpy(hz.data(), c.bz->bytes, c.bz->dev, c.bz->bytes, ACL_MEMCPY_DEVICE_TO_HOST);
     for (size_t i = 0; i < n; ++i) {
-      const float want = aclFloat16ToFloat(aclFloatToFloat16(
-          aclFloat16ToFloat(aclFloatToFloat16(c.x[i])) + aclFloat16ToFloat(aclFloatToFloat16(c.y[i]))));
+      const float want =
+          aclFloat16ToFloat(aclFloatToFloat16(aclFloat16ToFloat(aclFloatToFloat16(c.x[i])) +
+                                              aclFloat16ToFloat(aclFloatToFloat16(c.y[i]))));
       if (std::fabs(aclFloat16ToFloat(hz[i]) - want) > 1e-3f * std::fabs(want) + 1e-3f) ++bad;
     }
   } else {
@@ -123,8 +124,8 @@ int main() {
   for (Case& c : cases) {
     uint64_t ws = 0;
     aclOpExecutor* exec = nullptr;
-    aclnnStatus st = aclnnAddCustomGetWorkspaceSize(c.bx->tensor, c.by->tensor, c.bz->tensor, &ws,
-                                                    &exec);
+    aclnnStatus st =
+        aclnnAddCustomGetWorkspaceSize(c.bx->tensor, c.by->tensor, c.bz->tensor, &ws, &exec);
     Expect(st == ACLNN_SUCCESS, "aclnnAddCustomGetWorkspaceSize");
     Expect(ws == 0, "workspace size 0");
     void* wsp = nullptr;
@@ -141,20 +142,25 @@ int main() {
   uint64_t ws = 0;
   aclOpExecutor* exec = nullptr;
   Expect(aclnnAddCustomGetWorkspaceSize(nullptr, cases[0].by->tensor, cases[0].bz->tensor, &ws,
-                                        &exec) == ACLNN_ERR_PARAM_NULLPTR, "null x -> 161001");
+                                        &exec) == ACLNN_ERR_PARAM_NULLPTR,
+         "null x -> 161001");
   Expect(std::strstr(aclGetRecentErrMsg(), "x is null") != nullptr, "message names x");
   {
     Buffer a({12}, ACL_FLOAT, 4), b({12}, ACL_FLOAT, 4), z({12}, ACL_FLOAT, 4);
     Expect(aclnnAddCustomGetWorkspaceSize(a.tensor, b.tensor, z.tensor, &ws, &exec) ==
-               ACLNN_ERR_INNER_TILING_ERROR, "12 floats (not 32-byte aligned) -> 561002");
+               ACLNN_ERR_INNER_TILING_ERROR,
+           "12 floats (not 32-byte aligned) -> 561002");
     Buffer z2({16}, ACL_FLOAT, 4), a2({8}, ACL_FLOAT, 4), b2({8}, ACL_FLOAT, 4);
     Expect(aclnnAddCustomGetWorkspaceSize(a2.tensor, b2.tensor, z2.tensor, &ws, &exec) ==
-               ACLNN_ERR_PARAM_INVALID, "wrong output shape -> 161002");
+               ACLNN_ERR_PARAM_INVALID,
+           "wrong output shape -> 161002");
     Buffer i1({8}, ACL_INT32, 4), i2({8}, ACL_INT32, 4), i3({8}, ACL_INT32, 4);
     Expect(aclnnAddCustomGetWorkspaceSize(i1.tensor, i2.tensor, i3.tensor, &ws, &exec) ==
-               ACLNN_ERR_PARAM_INVALID, "int32 (not in the OpDef) -> 161002");
+               ACLNN_ERR_PARAM_INVALID,
+           "int32 (not in the OpDef) -> 161002");
     Expect(aclnnAddCustomGetWorkspaceSize(a2.tensor, b2.tensor, a2.tensor, &ws, &exec) ==
-               ACLNN_SUCCESS, "8 floats");
+               ACLNN_SUCCESS,
+           "8 floats");
     Expect(aclnnAddCustom(nullptr, 0, exec, s1) == ACLNN_SUCCESS, "phase 2");
     Expect(aclnnAddCustom(nullptr, 0, exec, s1) == ACLNN_ERR_PARAM_INVALID,
            "phase 2 twice -> 161002");
