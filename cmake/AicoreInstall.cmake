@@ -55,6 +55,7 @@ find_dependency(Threads)
 find_dependency(nlohmann_json 3)
 
 include("${CMAKE_CURRENT_LIST_DIR}/aicoreTargets.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/AicoreOpProject.cmake")
 check_required_components(aicore)
 ]=])
 configure_package_config_file(${aicore_config_in}
@@ -65,6 +66,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/aicoreConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/AicoreOpProject.cmake
         DESTINATION ${AICORE_INSTALL_CMAKEDIR})
 
 # The tikicpulib package CANN's CPU-debug kernel-launch projects find (cmake/tikicpulib/), both on

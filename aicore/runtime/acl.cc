@@ -218,6 +218,8 @@ uint32_t LaunchResultCode(const Status& status) {
   return static_cast<uint32_t>(Report("ACLRT_LAUNCH_KERNEL", code, status));
 }
 
+void SetRecentErrMsg(const std::string& message) { t_last_error = message; }
+
 }  // namespace aicore::detail
 
 extern "C" {

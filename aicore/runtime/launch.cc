@@ -30,7 +30,15 @@ Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOption
   spec.mode = options.mode;
   spec.chip = options.chip;
   spec.launch_type = options.launch_type;
-  spec.body = std::move(body);
+  if (options.tiling.key != 0 || options.tiling.data != nullptr) {
+    // Every core of this launch, and only this launch, sees the launch's tiling.
+    spec.body = [tiling = options.tiling, body = std::move(body)] {
+      sim::CurrentCore().tiling = tiling;
+      body();
+    };
+  } else {
+    spec.body = std::move(body);
+  }
   return sim::RunKernel(spec);
 }
 

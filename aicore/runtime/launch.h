@@ -24,6 +24,7 @@ struct LaunchOptions {
   KernelMode mode = KernelMode::kAiv;  // vector kernels; kMix for AIC + 2 AIV groups
   const arch::Chip* chip = nullptr;    // nullptr: arch::DefaultChip() (AICORE_CHIP)
   std::string launch_type = {};        // non-empty: named in errors (sim::LaunchSpec::launch_type)
+  sim::LaunchTiling tiling = {};       // what TILING_KEY_VAR / GET_TILING_DATA see in the kernel
 };
 
 namespace detail {
@@ -58,6 +59,9 @@ std::string KernelName(const void* kernel);
 // Converts a launch result to the ACL error code ACLRT_LAUNCH_KERNEL returns (0 on success) and
 // records a failure's message for aclGetRecentErrMsg.
 uint32_t LaunchResultCode(const Status& status);
+
+// Makes `message` the calling thread's aclGetRecentErrMsg text (the aclnn layer reports with it).
+void SetRecentErrMsg(const std::string& message);
 
 }  // namespace detail
 

@@ -24,6 +24,7 @@ aicore::LaunchOptions IcpuOptions() {
     case KernelMode::AIC_MODE: o.mode = aicore::KernelMode::kAic; break;
     case KernelMode::AIV_MODE: o.mode = aicore::KernelMode::kAiv; break;
   }
+  o.tiling.key = GetTilingKey();
   return o;
 }
 

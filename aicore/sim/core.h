@@ -31,6 +31,15 @@ enum class KernelMode : uint8_t {
 // Returns "AIV only", "AIC only", "mix 1:2" or "mix 1:1".
 const char* KernelModeName(KernelMode m);
 
+// The tiling key and tiling data a launch hands its kernel (op projects, ICPU_SET_TILING_KEY):
+// what TILING_KEY_VAR and GET_TILING_DATA read. Per launch, so launches on different streams never
+// see each other's key.
+struct LaunchTiling {
+  uint64_t key = 0;
+  const void* data = nullptr;  // the tiling argument's GM buffer, or nullptr when unknown
+  uint64_t bytes = 0;          // bytes of valid tiling data at `data`
+};
+
 struct CoreIdentity {
   CoreType type = CoreType::kAiv;
   int64_t block_idx = 0;      // GetBlockIdx()
@@ -98,6 +107,8 @@ class Core {
   void* tpipe = nullptr;
   // AscendC atomic mode for GM writes (SetAtomicAdd etc.): 0 none.
   int atomic_mode = 0;
+  // The launch's tiling key and data (set by aicore::RunKernel before the kernel body runs).
+  LaunchTiling tiling;
 
  private:
   const arch::Chip* chip_;

@@ -19,6 +19,7 @@
 #include "aicore/kernel/sys.h"
 #include "aicore/kernel/tensor/global_tensor.h"
 #include "aicore/kernel/tensor/local_tensor.h"
+#include "aicore/kernel/tiling/tiling_macros.h"
 #include "aicore/kernel/types.h"
 #include "aicore/kernel/vector/axpy.h"
 #include "aicore/kernel/vector/brcb.h"

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "aicore/kernel/tiling/tiling_macros.h"
 #include "aicore/kernel/types.h"
 #include "aicore/runtime/gm.h"
 #include "aicore/runtime/launch.h"
@@ -27,7 +28,9 @@ void IcpuCheck(const aicore::Status& status);
 void SetTilingKey(uint64_t key);
 }  // namespace detail
 
-// Returns the tiling key set by ICPU_SET_TILING_KEY (TILING_KEY_IS compares against it).
+// Returns the tiling key set by ICPU_SET_TILING_KEY: the key every later launch that gives no
+// LaunchOptions (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, aicore::Launch) hands its kernel, captured when
+// it is enqueued. Kernels read their own launch's key with TILING_KEY_VAR / TILING_KEY_IS.
 uint64_t GetTilingKey();
 
 }  // namespace AscendC
@@ -39,4 +42,3 @@ uint64_t GetTilingKey();
                                                     __VA_ARGS__))
 
 #define ICPU_SET_TILING_KEY(key) ::AscendC::detail::SetTilingKey(key)
-#define TILING_KEY_IS(key) (::AscendC::GetTilingKey() == (key))

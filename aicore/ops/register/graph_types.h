@@ -1,0 +1,59 @@
+// The graph-engine vocabulary op projects use on the host: ge::graphStatus, ge::DataType and
+// ge::Format (CANN's numbering, which aclDataType / aclFormat share).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ge {
+
+using graphStatus = uint32_t;
+constexpr graphStatus GRAPH_SUCCESS = 0;
+constexpr graphStatus GRAPH_FAILED = 0xFFFFFFFF;
+constexpr graphStatus GRAPH_PARAM_INVALID = 50331649;
+
+enum DataType {
+  DT_FLOAT = 0,
+  DT_FLOAT16 = 1,
+  DT_INT8 = 2,
+  DT_INT32 = 3,
+  DT_UINT8 = 4,
+  DT_INT16 = 6,
+  DT_UINT16 = 7,
+  DT_UINT32 = 8,
+  DT_INT64 = 9,
+  DT_UINT64 = 10,
+  DT_DOUBLE = 11,
+  DT_BOOL = 12,
+  DT_STRING = 13,
+  DT_COMPLEX64 = 16,
+  DT_COMPLEX128 = 17,
+  DT_BF16 = 27,
+  DT_UNDEFINED = 28,
+  DT_INT4 = 29,
+};
+
+enum Format {
+  FORMAT_NCHW = 0,
+  FORMAT_NHWC = 1,
+  FORMAT_ND = 2,
+  FORMAT_NC1HWC0 = 3,
+  FORMAT_FRACTAL_Z = 4,
+  FORMAT_HWCN = 16,
+  FORMAT_NDHWC = 27,
+  FORMAT_FRACTAL_NZ = 29,
+  FORMAT_NCDHW = 30,
+  FORMAT_NC = 35,
+  FORMAT_NCL = 47,
+  FORMAT_RESERVED = 53,
+  FORMAT_ALL = 0xFFFF,
+};
+
+// Returns the bytes of one element of `dt` (0 for DT_UNDEFINED, DT_STRING and sub-byte types).
+size_t DataTypeSize(DataType dt);
+// Returns "DT_FLOAT", "DT_FLOAT16", ... ("DT_<n>" for a value without a name).
+const char* DataTypeName(DataType dt);
+// Returns "FORMAT_ND", ... ("FORMAT_<n>" for a value without a name).
+const char* FormatName(Format f);
+
+}  // namespace ge

@@ -1,0 +1,22 @@
+// Tiling data of AddCustom: the element count and the split over cores (full cores take
+// blockLength elements, the last one tailLength), each core in tiles of tileLength.
+#ifndef ADD_CUSTOM_TILING_H
+#define ADD_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(AddCustomSplit)
+  TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+  TILING_DATA_FIELD_DEF(uint32_t, tailLength);
+  TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(AddCustomSplitOp, AddCustomSplit)
+
+BEGIN_TILING_DATA_DEF(AddCustomTilingData)
+  TILING_DATA_FIELD_DEF(uint8_t, usedCores);
+  TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+  TILING_DATA_FIELD_DEF_STRUCT(AddCustomSplit, split);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)
+}  // namespace optiling
+#endif  // ADD_CUSTOM_TILING_H
