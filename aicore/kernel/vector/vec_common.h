@@ -60,6 +60,15 @@ aicore::sim::Instr VecInstr(aicore::sim::Core& core, const char* api, aicore::DT
                             uint64_t src0_bytes, const void* src1, uint64_t src1_bytes,
                             uint64_t elements, uint32_t repeat, const SrcLoc& loc);
 
+// Returns `in` with [p, p + bytes) added as a further source (a no-op for a null p).
+inline aicore::sim::Instr WithSource(aicore::sim::Instr in, aicore::sim::Core& core, const void* p,
+                                     uint64_t bytes) {
+  if (p != nullptr && in.src_count < aicore::sim::Instr::kMaxSrc) {
+    in.src[in.src_count++] = core.Locate(p, bytes);
+  }
+  return in;
+}
+
 // Count form: op over the first `count` elements.
 template <typename T>
 void VecCount(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* src0,
