@@ -599,4 +599,63 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   detail::SelectRegister(dst, nullptr, 0, src0, &src1, selMode, repeatTime, repeatParams, loc);
 }
 
+// ---- Compares: dst bits = src0 (cmpMode) scalar (the newer name of CompareScalar) ----
+
+namespace detail {
+
+// Compares' dtypes on the chips aicore models (the A2/A3 rows): half and float with every
+// CMPMODE, int32_t with EQ only.
+template <typename T>
+void CheckComparesType(CMPMODE mode, const SrcLoc& loc) {
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int32_t>,
+                "Compares takes half, float or int32_t (int32_t with CMPMODE::EQ only)");
+  if (std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, "Compares", loc, "int32_t supports CMPMODE::EQ only, got ",
+         CmpModeName(mode));
+  }
+}
+
+}  // namespace detail
+
+// Compares the first `count` elements with a scalar; count * sizeof(T) must be a multiple of
+// 256 B and dst must hold count / 8 bytes.
+template <typename T, typename U>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
+              CMPMODE cmpMode, uint32_t count, detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
+  detail::CheckComparesType<T>(cmpMode, loc);
+  detail::CompareCount<T, U>("Compares", dst, src0, nullptr, src1Scalar, cmpMode, count, loc);
+}
+
+// Level-0 Compares. On the chips aicore models the docs call the mask "reserved, no effect":
+// every element of each of the repeatTime repeats is compared, whatever `mask` (or, with
+// isSetMask false, SetVectorMask) holds. Counter mode is refused: the docs do not define it here.
+template <typename T, typename U, bool isSetMask = true>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
+              CMPMODE cmpMode, const uint64_t mask[], uint8_t repeatTime,
+              const UnaryRepeatParams& repeatParams,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
+  (void)mask;
+  detail::CheckComparesType<T>(cmpMode, loc);
+  if (detail::Core().mask_counter_mode) [[unlikely]] {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "Compares", loc,
+                 "the level-0 form in counter mode is not defined by the docs (its mask is "
+                 "reserved); call SetMaskNorm first or use the count form");
+  }
+  detail::CheckVecOperand(dst, "Compares", "dst", loc);
+  const uint64_t full = 256 / sizeof(T);
+  detail::CompareMasked<T>("Compares", reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), src0,
+                           nullptr, src1Scalar, cmpMode, true, nullptr, &full, repeatTime,
+                           repeatParams.srcBlkStride, repeatParams.srcRepStride, 1, 8, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
+              CMPMODE cmpMode, const uint64_t mask, uint8_t repeatTime,
+              const UnaryRepeatParams& repeatParams,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
+  const uint64_t bits[2] = {mask, 0};
+  Compares<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, bits, repeatTime, repeatParams, loc);
+}
+
 }  // namespace AscendC

@@ -466,6 +466,49 @@ TEST(CmpMask, CompareToRegisterThenSelect) {
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
+// ---- Compares (compare with a scalar, the newer name) ----
+
+template <typename T>
+void CheckCompares() {
+  constexpr uint32_t kPer = 256 / sizeof(T);
+  std::mt19937 rng(31);
+  Mismatches bad;
+  Status st = RunVectorKernel([&] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    for (uint32_t n : {kPer, 3 * kPer, 33 * kPer}) {
+      for (CMPMODE mode : kModes) {
+        if (std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) continue;
+        ub.Reset();
+        auto a = ub.Get<T>(n);
+        auto bits = ub.Get<uint8_t>(n / 8), bits0 = ub.Get<uint8_t>(n / 8);
+        auto va = CompareData<T>(n, rng, nullptr);
+        const T s = va[n / 2];  // a value present in the data, so EQ hits
+        Fill(a, va);
+        AscendC::Compares(bits, a, s, mode, n);
+        // Level-0: the docs call the mask reserved on A2, so every element is compared.
+        const uint64_t mask[2] = {0x5ull, 0};
+        AscendC::Compares(bits0, a, s, mode, mask, static_cast<uint8_t>(n / kPer),
+                          UnaryRepeatParams{});
+        const auto got = Read(bits, n / 8), got0 = Read(bits0, n / 8);
+        for (uint32_t i = 0; i < n; ++i) {
+          const bool want = ref::CompareOne(va[i], s, static_cast<int>(mode));
+          bad.Check(ref::BitAt(got.data(), i) == want, "count n=" + std::to_string(n) + " i=" +
+                    std::to_string(i), int(ref::BitAt(got.data(), i)), int(want));
+          bad.Check(ref::BitAt(got0.data(), i) == want, "level-0 n=" + std::to_string(n) +
+                    " i=" + std::to_string(i), int(ref::BitAt(got0.data(), i)), int(want));
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  bad.Expect(std::string("Compares on ") + DTypeName(DTypeOf<T>()));
+}
+
+TEST(Compares, Half) { CheckCompares<half>(); }
+TEST(Compares, Float) { CheckCompares<float>(); }
+TEST(Compares, Int32EqOnly) { CheckCompares<int32_t>(); }
+
 TEST(CompareErrors, Messages) {
   auto expect_error = [](const std::function<void(UbArena&)>& body, const std::string& text) {
     Status st = RunVectorKernel([&] {
@@ -518,6 +561,22 @@ TEST(CompareErrors, Messages) {
         AscendC::Select(a, sel, a, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, 1024);
       },
       "selMask holds 32 B but the selection reads 128 B");
+  expect_error(
+      [](UbArena& ub) {
+        auto a = ub.Get<int32_t>(64);
+        auto bits = ub.Get<uint8_t>(32);
+        AscendC::Compares(bits, a, 3, CMPMODE::LT, 64);
+      },
+      "Compares: int32_t supports CMPMODE::EQ only, got LT");
+  expect_error(
+      [](UbArena& ub) {
+        auto a = ub.Get<float>(64), d = ub.Get<float>(64);
+        auto reg = ub.Get<uint64_t>(4);
+        reg.SetValue(0, uint64_t{17});
+        AscendC::SetCmpMask(reg);
+        AscendC::Select<float, SELMODE::VSEL_TENSOR_TENSOR_MODE>(d, a, a, 1, BinaryRepeatParams{});
+      },
+      "the CMPMASK register holds 17, which is not a 32-byte-aligned UB address");
   expect_error(
       [](UbArena& ub) {
         auto a = ub.Get<half>(512);
