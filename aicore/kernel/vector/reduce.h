@@ -33,8 +33,8 @@ namespace AscendC {
 //   output, 8 * sizeof(T) (16 B for half, 32 B for float). PairReduceSum/ReducePairElem: 128 B.
 //   (The ReduceRepeat, ReduceDataBlock and ReducePairElem parameter tables.)
 // - dst alignment: ReduceRepeat's table (the unit above: 2 B half sum/value, 4 B half pair or
-//   index, 4 B float sum/value/index, 8 B float pair); ReduceDataBlock 8 * sizeof(T);
-//   ReducePairElem 32 B.
+//   index, 4 B float sum/value/index, 8 B float pair); WholeReduceMax/Min 2 * sizeof(T) for every
+//   order (their docs); ReduceDataBlock/BlockReduce* 8 * sizeof(T); ReducePairElem 32 B.
 // - A BlockReduce DataBlock, or a PairReduceSum pair, with no active element leaves its dst
 //   element unchanged.
 // - sharedTmpBuffer (in elements of T, epb = 32 / sizeof(T), per = 256 / sizeof(T),
@@ -335,7 +335,11 @@ void WholeReduce(ReduceKind kind, const LocalTensor<T>& dst, const LocalTensor<T
       unit = 4;
     }
   }
-  const uint32_t align = unit;
+  // ReduceRepeat's table aligns dst to the unit; the WholeReduceMax/Min docs ask 2 * sizeof(T)
+  // whatever the order.
+  const uint32_t align = api_name == nullptr && kind != ReduceKind::kSum
+                             ? std::max<uint32_t>(unit, 2 * sizeof(T))
+                             : unit;
   if (g.repeats == 0) {
     CheckReduceDst(dst, 0, align, api, loc);
     return;
