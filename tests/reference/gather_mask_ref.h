@@ -1,6 +1,6 @@
 // Scalar references of the UB data-movement APIs that select or place whole elements or blocks:
-// GatherMask, Gatherb, Scatter and the masked level-0 Copy. They work on raw bytes so one reference serves
-// every dtype.
+// GatherMask, Gatherb, Scatter and the masked level-0 Copy. They work on raw bytes so one reference
+// serves every dtype.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@ struct GatherMaskArgs {
   bool counter = false;  // reduceMode
   uint32_t mask = 0;     // elements per repeat in counter mode
   uint32_t src0_blk = 1, repeats = 1, src0_rep = 8, src1_rep = 0;
-  uint8_t pattern = 0;                   // 1-7, or 0 for the user pattern
-  const uint8_t* user_bits = nullptr;    // the user pattern tensor
+  uint8_t pattern = 0;                 // 1-7, or 0 for the user pattern
+  const uint8_t* user_bits = nullptr;  // the user pattern tensor
 };
 
 // Returns the kept elements (esize bytes each, in order) of a GatherMask over `src`.

@@ -36,7 +36,9 @@ struct CopyRepeatParams {
   CopyRepeatParams() = default;
   CopyRepeatParams(uint16_t dstStrideIn, uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
                    uint16_t srcRepeatSizeIn)
-      : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn),
+      : dstStride(dstStrideIn),
+        srcStride(srcStrideIn),
+        dstRepeatSize(dstRepeatSizeIn),
         srcRepeatSize(srcRepeatSizeIn) {}
   uint16_t dstStride = 1;
   uint16_t srcStride = 1;
@@ -74,19 +76,16 @@ void CopyMasked(const LocalTensor<T>& dst, const LocalTensor<T>& src, bool is_se
     mask.bits[1] = n <= 64 ? 0 : (n >= 128 ? ~0ull : ((1ull << (n - 64)) - 1));
   }
   if (repeat == 0) return;
-  Operand ops[2] = {
-      {reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), sizeof(T), p.dstStride,
-       p.dstRepeatSize},
-      {reinterpret_cast<uint8_t*>(src.data()), src.bytes(), sizeof(T), p.srcStride,
-       p.srcRepeatSize}};
-  const uint64_t n = ForEachRun(ops, kPer, mask, repeat, kApi, loc,
-                                [](uint8_t* const* ptr, uint64_t len) {
-                                  std::memmove(ptr[0], ptr[1], len * sizeof(T));
-                                });
+  Operand ops[2] = {{reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), sizeof(T), p.dstStride,
+                     p.dstRepeatSize},
+                    {reinterpret_cast<uint8_t*>(src.data()), src.bytes(), sizeof(T), p.srcStride,
+                     p.srcRepeatSize}};
+  const uint64_t n = ForEachRun(
+      ops, kPer, mask, repeat, kApi, loc,
+      [](uint8_t* const* ptr, uint64_t len) { std::memmove(ptr[0], ptr[1], len * sizeof(T)); });
   auto& core = Core();
-  AICORE_ISSUE(core, VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), dst.bytes(),
-                              src.data(), src.bytes(), nullptr, 0,
-                              n, repeat, loc));
+  AICORE_ISSUE(core, VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), dst.bytes(), src.data(),
+                              src.bytes(), nullptr, 0, n, repeat, loc));
 }
 
 }  // namespace detail

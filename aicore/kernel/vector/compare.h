@@ -300,8 +300,7 @@ void SelectCount(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
   auto& core = Core();
   AICORE_ISSUE(core, WithSource(VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(),
                                          uint64_t{count} * sizeof(T), src0.data(),
-                                         uint64_t{count} * sizeof(T),
-                                         src1 ? src1->data() : nullptr,
+                                         uint64_t{count} * sizeof(T), src1 ? src1->data() : nullptr,
                                          src1 ? uint64_t{count} * sizeof(T) : 0, count, 0, loc),
                                 core, sel_mask.data(), (bits_used + 7) / 8));
 }
@@ -335,8 +334,8 @@ void SelectLevel0(const LocalTensor<T>& dst, const uint8_t* bits, uint64_t bits_
   });
   if (needed > bits_bytes) [[unlikely]] {
     Fail(StatusCode::kOutOfRange, "Select", loc, bits_role, ": ", repeat, " repeats of ",
-         kPerRepeat, " bits in selMode ", static_cast<int>(mode), " read ", needed,
-         " B but only ", bits_bytes, " B are there");
+         kPerRepeat, " bits in selMode ", static_cast<int>(mode), " read ", needed, " B but only ",
+         bits_bytes, " B are there");
   }
   uint64_t n = 0;
   ForEachActive(ops, kPerRepeat, mask, repeat, [&](uint32_t r, uint32_t e, uint8_t* const* p) {
@@ -347,11 +346,11 @@ void SelectLevel0(const LocalTensor<T>& dst, const uint8_t* bits, uint64_t bits_
   });
   auto& core = Core();
   const bool bits_in_ub = core.Locate(bits, 0).buffer == aicore::arch::Buffer::kUb;
-  AICORE_ISSUE(core, WithSource(VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(),
-                                         dst.bytes(), src0.data(), src0.bytes(),
-                                         src1 ? src1->data() : nullptr, src1 ? src1->bytes() : 0,
-                                         n, repeat, loc),
-                                core, bits_in_ub ? bits : nullptr, needed));
+  AICORE_ISSUE(core,
+               WithSource(VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(), dst.bytes(),
+                                   src0.data(), src0.bytes(), src1 ? src1->data() : nullptr,
+                                   src1 ? src1->bytes() : 0, n, repeat, loc),
+                          core, bits_in_ub ? bits : nullptr, needed));
 }
 
 template <typename T, typename U>
@@ -364,8 +363,8 @@ void SelectMasked(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
   CheckSelMask(sel_mask, 0, loc);
   const RepeatMask mask =
       ResolveMask(is_set_mask, bit_mask, cont_mask, 256 / sizeof(T), "Select", loc);
-  SelectLevel0(dst, reinterpret_cast<const uint8_t*>(sel_mask.data()), sel_mask.bytes(),
-               "selMask", src0, src1, scalar, mode, mask, repeat, params, loc);
+  SelectLevel0(dst, reinterpret_cast<const uint8_t*>(sel_mask.data()), sel_mask.bytes(), "selMask",
+               src0, src1, scalar, mode, mask, repeat, params, loc);
 }
 
 // The register forms (no mask argument): the mask comes from SetVectorMask, the selection from
@@ -386,8 +385,8 @@ void SelectRegister(const LocalTensor<T>& dst, const uint8_t* sel_bits, uint64_t
                  static_cast<const LocalTensor<T>*>(nullptr), scalar, mode, mask, repeat, params,
                  loc);
   } else if (mode == SELMODE::VSEL_CMPMASK_SPR) {
-    SelectLevel0(dst, reg, 16, "the CMPMASK register", src0, src1, T{}, mode, mask, repeat,
-                 params, loc);
+    SelectLevel0(dst, reg, 16, "the CMPMASK register", src0, src1, T{}, mode, mask, repeat, params,
+                 loc);
   } else {
     uint64_t addr;
     std::memcpy(&addr, reg, 8);
@@ -402,13 +401,16 @@ void SelectRegister(const LocalTensor<T>& dst, const uint8_t* sel_bits, uint64_t
       offset = where.buffer == aicore::arch::Buffer::kUb ? where.offset : ub_bytes;
     }
     if (offset >= ub_bytes || offset % 32 != 0) [[unlikely]] {
-      Fail(StatusCode::kInvalidArgument, "Select", loc, "VSEL_TENSOR_TENSOR_MODE: the CMPMASK "
-           "register holds ", addr, ", which is not a 32-byte-aligned UB address (SetCmpMask a "
+      Fail(StatusCode::kInvalidArgument, "Select", loc,
+           "VSEL_TENSOR_TENSOR_MODE: the CMPMASK "
+           "register holds ",
+           addr,
+           ", which is not a 32-byte-aligned UB address (SetCmpMask a "
            "tensor whose first 8 bytes hold selMask.GetPhyAddr())");
     }
     const uint8_t* p = ub + offset;
-    SelectLevel0(dst, p, ub_bytes - offset, "selMask (from the CMPMASK register)", src0,
-                 src1, T{}, mode, mask, repeat, params, loc);
+    SelectLevel0(dst, p, ub_bytes - offset, "selMask (from the CMPMASK register)", src0, src1, T{},
+                 mode, mask, repeat, params, loc);
   }
 }
 
@@ -620,8 +622,9 @@ void CheckComparesType(CMPMODE mode, const SrcLoc& loc) {
 // Compares the first `count` elements with a scalar; count * sizeof(T) must be a multiple of
 // 256 B and dst must hold count / 8 bytes.
 template <typename T, typename U>
-void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
-              CMPMODE cmpMode, uint32_t count, detail::SrcLoc loc = detail::SrcLoc::current()) {
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
   static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
   detail::CheckComparesType<T>(cmpMode, loc);
   detail::CompareCount<T, U>("Compares", dst, src0, nullptr, src1Scalar, cmpMode, count, loc);
@@ -631,9 +634,9 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detai
 // every element of each of the repeatTime repeats is compared, whatever `mask` (or, with
 // isSetMask false, SetVectorMask) holds. Counter mode is refused: the docs do not define it here.
 template <typename T, typename U, bool isSetMask = true>
-void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
-              CMPMODE cmpMode, const uint64_t mask[], uint8_t repeatTime,
-              const UnaryRepeatParams& repeatParams,
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+              uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
               detail::SrcLoc loc = detail::SrcLoc::current()) {
   static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
   (void)mask;
@@ -650,9 +653,9 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detai
                            repeatParams.srcBlkStride, repeatParams.srcRepStride, 1, 8, loc);
 }
 template <typename T, typename U, bool isSetMask = true>
-void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const detail::Same<T> src1Scalar,
-              CMPMODE cmpMode, const uint64_t mask, uint8_t repeatTime,
-              const UnaryRepeatParams& repeatParams,
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+              uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
               detail::SrcLoc loc = detail::SrcLoc::current()) {
   const uint64_t bits[2] = {mask, 0};
   Compares<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, bits, repeatTime, repeatParams, loc);

@@ -42,11 +42,16 @@ enum class FusedKind : uint8_t { kMulAddDst, kFusedMulAdd, kMulAddRelu, kAbsSub,
 
 inline const char* FusedName(FusedKind k) {
   switch (k) {
-    case FusedKind::kMulAddDst: return "MulAddDst";
-    case FusedKind::kFusedMulAdd: return "FusedMulAdd";
-    case FusedKind::kMulAddRelu: return "MulAddRelu";
-    case FusedKind::kAbsSub: return "AbsSub";
-    case FusedKind::kPrelu: return "Prelu";
+    case FusedKind::kMulAddDst:
+      return "MulAddDst";
+    case FusedKind::kFusedMulAdd:
+      return "FusedMulAdd";
+    case FusedKind::kMulAddRelu:
+      return "MulAddRelu";
+    case FusedKind::kAbsSub:
+      return "AbsSub";
+    case FusedKind::kPrelu:
+      return "Prelu";
   }
   return "?";
 }
@@ -57,22 +62,37 @@ T FusedOne(FusedKind k, U a, U b, T d) {
   if constexpr (std::is_same_v<T, float>) {
     const float x = static_cast<float>(a), y = static_cast<float>(b), z = static_cast<float>(d);
     switch (k) {
-      case FusedKind::kMulAddDst: return std::fma(x, y, z);
-      case FusedKind::kFusedMulAdd: return std::fma(x, z, y);
-      case FusedKind::kMulAddRelu: return std::max(0.0f, std::fma(x, z, y));
-      case FusedKind::kAbsSub: return std::fabs(x - y);
-      case FusedKind::kPrelu: return x >= 0.0f ? x : x * y;
+      case FusedKind::kMulAddDst:
+        return std::fma(x, y, z);
+      case FusedKind::kFusedMulAdd:
+        return std::fma(x, z, y);
+      case FusedKind::kMulAddRelu:
+        return std::max(0.0f, std::fma(x, z, y));
+      case FusedKind::kAbsSub:
+        return std::fabs(x - y);
+      case FusedKind::kPrelu:
+        return x >= 0.0f ? x : x * y;
     }
     return z;
   } else {
     const double x = static_cast<float>(a), y = static_cast<float>(b), z = static_cast<float>(d);
     double r = z;
     switch (k) {
-      case FusedKind::kMulAddDst: r = x * y + z; break;
-      case FusedKind::kFusedMulAdd: r = x * z + y; break;
-      case FusedKind::kMulAddRelu: r = std::max(0.0, x * z + y); break;
-      case FusedKind::kAbsSub: r = std::fabs(x - y); break;
-      case FusedKind::kPrelu: r = x >= 0.0 ? x : x * y; break;
+      case FusedKind::kMulAddDst:
+        r = x * y + z;
+        break;
+      case FusedKind::kFusedMulAdd:
+        r = x * z + y;
+        break;
+      case FusedKind::kMulAddRelu:
+        r = std::max(0.0, x * z + y);
+        break;
+      case FusedKind::kAbsSub:
+        r = std::fabs(x - y);
+        break;
+      case FusedKind::kPrelu:
+        r = x >= 0.0 ? x : x * y;
+        break;
     }
     return RoundToHalf(r);
   }
@@ -105,8 +125,8 @@ void FusedCount(FusedKind k, const LocalTensor<T>& dst, const LocalTensor<U>& sr
   const U* b = src1.data();
   for (int64_t i = 0; i < count; ++i) d[i] = FusedOne<T, U>(k, a[i], b[i], d[i]);
   auto& core = Core();
-  const bool reads_dst = k == FusedKind::kMulAddDst || k == FusedKind::kFusedMulAdd ||
-                         k == FusedKind::kMulAddRelu;
+  const bool reads_dst =
+      k == FusedKind::kMulAddDst || k == FusedKind::kFusedMulAdd || k == FusedKind::kMulAddRelu;
   AICORE_ISSUE(core, WithSource(VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(),
                                          count * sizeof(T), src0.data(), count * sizeof(U),
                                          src1.data(), count * sizeof(U), count, 0, loc),
@@ -127,13 +147,12 @@ void FusedMasked(FusedKind k, const LocalTensor<T>& dst, const LocalTensor<U>& s
   const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPer, api, loc);
   const uint32_t repeats = EffectiveRepeats(mask, kPer, repeat);
   if (repeats == 0) return;
-  Operand ops[3] = {
-      {reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), sizeof(T), p.dstBlkStride,
-       p.dstRepStride},
-      {reinterpret_cast<uint8_t*>(src0.data()), src0.bytes(), sizeof(U), p.src0BlkStride,
-       p.src0RepStride},
-      {reinterpret_cast<uint8_t*>(src1.data()), src1.bytes(), sizeof(U), p.src1BlkStride,
-       p.src1RepStride}};
+  Operand ops[3] = {{reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), sizeof(T), p.dstBlkStride,
+                     p.dstRepStride},
+                    {reinterpret_cast<uint8_t*>(src0.data()), src0.bytes(), sizeof(U),
+                     p.src0BlkStride, p.src0RepStride},
+                    {reinterpret_cast<uint8_t*>(src1.data()), src1.bytes(), sizeof(U),
+                     p.src1BlkStride, p.src1RepStride}};
   CheckLevel0Extent(ops, 3, kPer, mask, repeats, api, loc);
   uint64_t n = 0;
   ForEachActive(ops, kPer, mask, repeats, [&](uint32_t, uint32_t, uint8_t* const* ptr) {
@@ -155,27 +174,26 @@ void FusedMasked(FusedKind k, const LocalTensor<T>& dst, const LocalTensor<U>& s
 
 }  // namespace detail
 
-#define AICORE_FUSED_API(Name, Kind)                                                             \
-  template <typename T, typename U = T>                                                          \
-  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,  \
-            const int32_t& count, detail::SrcLoc loc = detail::SrcLoc::current()) {              \
-    detail::FusedCount<T, U>(Kind, dst, src0, src1, count, loc);                                 \
-  }                                                                                              \
-  template <typename T, typename U = T, bool isSetMask = true>                                   \
-  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,  \
-            const uint64_t mask[], const uint8_t repeatTime,                                     \
-            const BinaryRepeatParams& repeatParams,                                              \
-            detail::SrcLoc loc = detail::SrcLoc::current()) {                                    \
-    detail::FusedMasked<T, U>(Kind, dst, src0, src1, isSetMask, mask, nullptr, repeatTime,       \
-                              repeatParams, loc);                                                \
-  }                                                                                              \
-  template <typename T, typename U = T, bool isSetMask = true>                                   \
-  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,  \
-            const uint64_t mask, const uint8_t repeatTime,                                       \
-            const BinaryRepeatParams& repeatParams,                                              \
-            detail::SrcLoc loc = detail::SrcLoc::current()) {                                    \
-    detail::FusedMasked<T, U>(Kind, dst, src0, src1, isSetMask, nullptr, &mask, repeatTime,      \
-                              repeatParams, loc);                                                \
+#define AICORE_FUSED_API(Name, Kind)                                                               \
+  template <typename T, typename U = T>                                                            \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,     \
+            const int32_t& count, detail::SrcLoc loc = detail::SrcLoc::current()) {                \
+    detail::FusedCount<T, U>(Kind, dst, src0, src1, count, loc);                                   \
+  }                                                                                                \
+  template <typename T, typename U = T, bool isSetMask = true>                                     \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,     \
+            const uint64_t mask[], const uint8_t repeatTime,                                       \
+            const BinaryRepeatParams& repeatParams,                                                \
+            detail::SrcLoc loc = detail::SrcLoc::current()) {                                      \
+    detail::FusedMasked<T, U>(Kind, dst, src0, src1, isSetMask, mask, nullptr, repeatTime,         \
+                              repeatParams, loc);                                                  \
+  }                                                                                                \
+  template <typename T, typename U = T, bool isSetMask = true>                                     \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,     \
+            const uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams, \
+            detail::SrcLoc loc = detail::SrcLoc::current()) {                                      \
+    detail::FusedMasked<T, U>(Kind, dst, src0, src1, isSetMask, nullptr, &mask, repeatTime,        \
+                              repeatParams, loc);                                                  \
   }
 
 // dst = src0 * src1 + dst (half, float, or half sources into a float dst).

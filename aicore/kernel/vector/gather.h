@@ -244,10 +244,10 @@ void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   const uint64_t dst_end =
       ((repeatTime - 1) * uint64_t{repeatParams.dstRepStride} + 7 * blk) * 32 + 32;
   if (dst_end > dst.bytes()) [[unlikely]] {
-    detail::Fail(aicore::StatusCode::kOutOfRange, kApi, loc, "dst: ",
-                 static_cast<int>(repeatTime), " repeats with dstBlkStride ", blk,
-                 " and dstRepStride ", repeatParams.dstRepStride, " reach byte ", dst_end,
-                 " but the tensor holds ", dst.bytes(), " bytes");
+    detail::Fail(aicore::StatusCode::kOutOfRange, kApi, loc, "dst: ", static_cast<int>(repeatTime),
+                 " repeats with dstBlkStride ", blk, " and dstRepStride ",
+                 repeatParams.dstRepStride, " reach byte ", dst_end, " but the tensor holds ",
+                 dst.bytes(), " bytes");
   }
   const uint32_t* off = offset.data();
   const uint8_t* in = reinterpret_cast<const uint8_t*>(src.data());
@@ -255,7 +255,8 @@ void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   for (uint64_t k = 0; k < blocks; ++k) {
     if (off[k] % 32 != 0 || uint64_t{off[k]} + 32 > src.bytes()) [[unlikely]] {
       detail::Fail(aicore::StatusCode::kOutOfRange, kApi, loc, "offset[", k, "] = ", off[k],
-                   " bytes ", off[k] % 32 != 0 ? "is not 32-byte aligned" : "is outside src, which holds ",
+                   " bytes ",
+                   off[k] % 32 != 0 ? "is not 32-byte aligned" : "is outside src, which holds ",
                    off[k] % 32 != 0 ? 0 : src.bytes(), off[k] % 32 != 0 ? "" : " bytes");
     }
   }
@@ -306,9 +307,9 @@ void ScatterImpl(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   uint8_t* out = reinterpret_cast<uint8_t*>(dst.data());
   for (uint64_t k = 0; k < n; ++k) std::memcpy(out + dst_base + off[k], src_at(k), sizeof(T));
   auto& core = Core();
-  AICORE_ISSUE(core, VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), dst_bytes,
-                              src.data(), src_bytes_used, dst_offset.data(), dst_offset.bytes(), n,
-                              repeats, loc));
+  AICORE_ISSUE(core,
+               VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), dst_bytes, src.data(),
+                        src_bytes_used, dst_offset.data(), dst_offset.bytes(), n, repeats, loc));
 }
 
 template <typename T>
@@ -406,8 +407,8 @@ void Scatter(const LocalTensor<T>& dst, const LocalTensor<T>& src,
              const LocalTensor<uint32_t>& dstOffset, const uint32_t dstBaseAddr,
              const uint64_t mask, const uint8_t repeatTime, const uint8_t srcRepStride,
              detail::SrcLoc loc = detail::SrcLoc::current()) {
-  detail::ScatterMasked(dst, src, dstOffset, dstBaseAddr, nullptr, &mask, repeatTime,
-                        srcRepStride, loc);
+  detail::ScatterMasked(dst, src, dstOffset, dstBaseAddr, nullptr, &mask, repeatTime, srcRepStride,
+                        loc);
 }
 
 }  // namespace AscendC

@@ -16,9 +16,9 @@ namespace AscendC {
 // Note [GatherMask semantics]
 // (The GatherMask docs; per = 256 / sizeof(T) elements make one repeat.)
 // - Repeats: reduceMode false (normal): repeatTimes repeats of `per` elements, mask ignored.
-//   reduceMode true (counter): repeatTimes repeats of `mask` elements each, the docs' "configuration
-//   one" of the A2/A3 rows. aicore's reading: `mask` must then lie in [1, per] (one repeat reads at
-//   most 256 bytes); a larger value is an error rather than a guess.
+//   reduceMode true (counter): repeatTimes repeats of `mask` elements each, the docs'
+//   "configuration one" of the A2/A3 rows. aicore's reading: `mask` must then lie in [1, per] (one
+//   repeat reads at most 256 bytes); a larger value is an error rather than a guess.
 // - src0 element e of repeat r: base + (r * src0RepeatStride + e*sizeof(T)/32 * src0BlockStride) *
 //   32 + e*sizeof(T) % 32 (strides in DataBlocks; block stride 0 re-reads block 0).
 // - Pattern bit of element e of repeat r: built-in: pattern 1 even e, 2 odd e, 3/4/5/6 e % 4 ==
@@ -32,8 +32,10 @@ struct GatherMaskParams {
   GatherMaskParams() = default;
   GatherMaskParams(uint8_t src0BlockStrideIn, uint16_t repeatTimesIn, uint16_t src0RepeatStrideIn,
                    uint8_t src1RepeatStrideIn)
-      : src0BlockStride(src0BlockStrideIn), repeatTimes(repeatTimesIn),
-        src0RepeatStride(src0RepeatStrideIn), src1RepeatStride(src1RepeatStrideIn) {}
+      : src0BlockStride(src0BlockStrideIn),
+        repeatTimes(repeatTimesIn),
+        src0RepeatStride(src0RepeatStrideIn),
+        src1RepeatStride(src1RepeatStrideIn) {}
   uint8_t src0BlockStride = 1;
   uint16_t repeatTimes = 0;
   uint16_t src0RepeatStride = 0;
@@ -55,10 +57,17 @@ inline constexpr bool kGatherMaskType =
 // Returns true when built-in pattern `p` (1-7) keeps element e.
 inline bool PatternKeeps(uint8_t p, uint32_t e) {
   switch (p) {
-    case 1: return e % 2 == 0;
-    case 2: return e % 2 == 1;
-    case 3: case 4: case 5: case 6: return e % 4 == static_cast<uint32_t>(p - 3);
-    default: return true;
+    case 1:
+      return e % 2 == 0;
+    case 2:
+      return e % 2 == 1;
+    case 3:
+    case 4:
+    case 5:
+    case 6:
+      return e % 4 == static_cast<uint32_t>(p - 3);
+    default:
+      return true;
   }
 }
 
@@ -93,8 +102,8 @@ void GatherMaskImpl(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
     return (r * p.src0RepeatStride + e / kPerBlock * uint64_t{p.src0BlockStride}) * 32 +
            (e % kPerBlock) * sizeof(T);
   };
-  const uint64_t src_end = std::max(src_off(repeats - 1, per - 1) + sizeof(T),
-                                    src_off(0, per - 1) + sizeof(T));
+  const uint64_t src_end =
+      std::max(src_off(repeats - 1, per - 1) + sizeof(T), src_off(0, per - 1) + sizeof(T));
   if (src_end > src0.bytes()) [[unlikely]] {
     Fail(StatusCode::kOutOfRange, kApi, loc, "src0: ", repeats, " repeats of ", per,
          " elements with src0BlockStride ", static_cast<int>(p.src0BlockStride),
@@ -103,8 +112,8 @@ void GatherMaskImpl(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
   }
   uint64_t pattern_end = 0;
   if (pattern_bits != nullptr) {
-    pattern_end = std::max<uint64_t>((repeats - 1) * uint64_t{p.src1RepeatStride} * 32, 0) +
-                  (per + 7) / 8;
+    pattern_end =
+        std::max<uint64_t>((repeats - 1) * uint64_t{p.src1RepeatStride} * 32, 0) + (per + 7) / 8;
     if (pattern_end > pattern_bytes) [[unlikely]] {
       Fail(StatusCode::kOutOfRange, kApi, loc, "src1Pattern: ", repeats, " repeats of ", per,
            " bits with src1RepeatStride ", static_cast<int>(p.src1RepeatStride), " read ",
@@ -115,8 +124,8 @@ void GatherMaskImpl(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
   std::vector<T> kept;
   kept.reserve(uint64_t{repeats} * per);
   for (uint32_t r = 0; r < repeats; ++r) {
-    const uint8_t* bits = pattern_bits ? pattern_bits + uint64_t{r} * p.src1RepeatStride * 32
-                                       : nullptr;
+    const uint8_t* bits =
+        pattern_bits ? pattern_bits + uint64_t{r} * p.src1RepeatStride * 32 : nullptr;
     for (uint32_t e = 0; e < per; ++e) {
       const bool keep = bits ? ((bits[e / 8] >> (e % 8)) & 1u) != 0 : PatternKeeps(pattern, e);
       if (!keep) continue;

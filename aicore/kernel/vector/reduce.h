@@ -395,10 +395,10 @@ void BlockOrPairReduce(ReduceKind kind, bool pairs, const LocalTensor<T>& dst,
                        int32_t src_blk_stride, int32_t src_rep_stride, const SrcLoc& loc,
                        const char* api_name = nullptr) {
   static_assert(kReduceType<T>, "BlockReduce*/PairReduceSum take half or float");
-  const char* api =
-      api_name != nullptr ? api_name
-      : pairs             ? "PairReduceSum"
-                          : ReduceName(kind, "BlockReduceMax", "BlockReduceMin", "BlockReduceSum");
+  const char* api = api_name != nullptr ? api_name
+                    : pairs
+                        ? "PairReduceSum"
+                        : ReduceName(kind, "BlockReduceMax", "BlockReduceMin", "BlockReduceSum");
   CheckVecOperand(src, api, "src", loc);
   constexpr uint32_t kPer = 256 / sizeof(T);
   constexpr uint32_t kPerBlock = 32 / sizeof(T);
@@ -588,7 +588,7 @@ namespace detail {
 
 template <ReduceType type>
 constexpr ReduceKind KindOf() {
-  return type == ReduceType::SUM ? ReduceKind::kSum
+  return type == ReduceType::SUM   ? ReduceKind::kSum
          : type == ReduceType::MAX ? ReduceKind::kMax
                                    : ReduceKind::kMin;
 }
@@ -606,9 +606,8 @@ constexpr void CheckSameReduceTypes() {
 // dstRepStride in the unit of Note [Reduce semantics].
 template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
 void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
-                  const int32_t repeatTime, const int32_t dstRepStride,
-                  const int32_t srcBlkStride, const int32_t srcRepStride,
-                  ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                  const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                  const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
                   detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::CheckSameReduceTypes<T, U>();
   detail::WholeReduce(detail::KindOf<reduceType>(), dst, src, isSetMask, mask, nullptr, repeatTime,
@@ -618,9 +617,8 @@ void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const ui
 }
 template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
 void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
-                  const int32_t repeatTime, const int32_t dstRepStride,
-                  const int32_t srcBlkStride, const int32_t srcRepStride,
-                  ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                  const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                  const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
                   detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::CheckSameReduceTypes<T, U>();
   const uint64_t m = static_cast<uint64_t>(static_cast<int64_t>(mask));

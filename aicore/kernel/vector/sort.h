@@ -50,9 +50,10 @@ struct MrgSortSrcList {
 // the first exhausted list, the valid lists (3, 7 or 15: the first 2, 3 or 4) and repeats.
 struct MrgSort4Info {
   MrgSort4Info() = default;
-  MrgSort4Info(const uint16_t elementLengthsIn[4], bool ifExhaustedSuspensionIn, uint16_t validBitIn,
-               uint16_t repeatTimesIn)
-      : ifExhaustedSuspension(ifExhaustedSuspensionIn), validBit(validBitIn),
+  MrgSort4Info(const uint16_t elementLengthsIn[4], bool ifExhaustedSuspensionIn,
+               uint16_t validBitIn, uint16_t repeatTimesIn)
+      : ifExhaustedSuspension(ifExhaustedSuspensionIn),
+        validBit(validBitIn),
         repeatTimes(repeatTimesIn) {
     for (int i = 0; i < 4; ++i) elementLengths[i] = elementLengthsIn[i];
   }
@@ -125,8 +126,8 @@ void MergeLists(const char* api, const LocalTensor<T>& dst, const MrgSortSrcList
   static const char* const kRoles[] = {"src.src1", "src.src2", "src.src3", "src.src4"};
   for (int k = 0; k < 4; ++k) {
     if (p.elementLengths[k] > 4095) [[unlikely]] {
-      Fail(StatusCode::kInvalidArgument, api, loc, "elementLengths[", k, "] ",
-           p.elementLengths[k], " is outside [0, 4095]");
+      Fail(StatusCode::kInvalidArgument, api, loc, "elementLengths[", k, "] ", p.elementLengths[k],
+           " is outside [0, 4095]");
     }
   }
   if (p.repeatTimes > 255) [[unlikely]] {
@@ -153,8 +154,8 @@ void MergeLists(const char* api, const LocalTensor<T>& dst, const MrgSortSrcList
   for (int k = 0; k < lists; ++k) total += p.elementLengths[k];
   const uint64_t span = repeats > 1 ? 4 * len0 * item : 0;  // the stride between repeats
   for (int k = 0; k < lists; ++k) {
-    const uint64_t need = (repeats > 1 ? (repeats - 1) * span : 0) +
-                          uint64_t{p.elementLengths[k]} * item;
+    const uint64_t need =
+        (repeats > 1 ? (repeats - 1) * span : 0) + uint64_t{p.elementLengths[k]} * item;
     CheckSortOperand(*in[k], need, list_align, api, kRoles[k], loc);
   }
   CheckSortOperand(dst, repeats == 0 ? 0 : (repeats - 1) * span + total * item, 32, api, "dst",
@@ -202,17 +203,15 @@ void MergeLists(const char* api, const LocalTensor<T>& dst, const MrgSortSrcList
     written += merged.size();
     for (int k = 0; k < lists; ++k) core.mrg_sort_result[k] = static_cast<uint16_t>(pos[k]);
   }
-  AICORE_ISSUE(core,
-               WithSource(WithSource(VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), written,
-                                              src.src1.data(),
-                                              (repeats ? (repeats - 1) * span : 0) + len0 * item,
-                                              src.src2.data(),
-                                              p.elementLengths[1] * uint64_t{item},
-                                              written / item, repeats, loc),
-                                     core, lists > 2 ? src.src3.data() : nullptr,
-                                     p.elementLengths[2] * uint64_t{item}),
-                          core, lists > 3 ? src.src4.data() : nullptr,
-                          p.elementLengths[3] * uint64_t{item}));
+  AICORE_ISSUE(
+      core,
+      WithSource(
+          WithSource(VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), written, src.src1.data(),
+                              (repeats ? (repeats - 1) * span : 0) + len0 * item, src.src2.data(),
+                              p.elementLengths[1] * uint64_t{item}, written / item, repeats, loc),
+                     core, lists > 2 ? src.src3.data() : nullptr,
+                     p.elementLengths[2] * uint64_t{item}),
+          core, lists > 3 ? src.src4.data() : nullptr, p.elementLengths[3] * uint64_t{item}));
 }
 
 // Sorts groups of `group` records of `item` bytes (score of T at `score_at`) in place in a copy.
@@ -224,7 +223,8 @@ void SortGroups(uint8_t* out, const uint8_t* in, uint32_t groups, uint32_t group
     const uint8_t* gi = in + uint64_t{g} * group * item;
     for (uint32_t i = 0; i < group; ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return ScoreBefore(ScoreAt<T>(gi + a * item + score_at), ScoreAt<T>(gi + b * item + score_at));
+      return ScoreBefore(ScoreAt<T>(gi + a * item + score_at),
+                         ScoreAt<T>(gi + b * item + score_at));
     });
     std::vector<uint8_t> tmp(uint64_t{group} * item);
     for (uint32_t i = 0; i < group; ++i) {
@@ -265,9 +265,9 @@ void ProposalField(bool concat, const LocalTensor<T>& dst, const LocalTensor<T>&
     }
   }
   auto& core = Core();
-  AICORE_ISSUE(core, VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), dst.bytes(),
-                              src.data(), concat ? n * sizeof(T) : n * 8 * sizeof(T), nullptr, 0,
-                              n, static_cast<uint32_t>(repeat), loc));
+  AICORE_ISSUE(core, VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), dst.bytes(), src.data(),
+                              concat ? n * sizeof(T) : n * 8 * sizeof(T), nullptr, 0, n,
+                              static_cast<uint32_t>(repeat), loc));
 }
 
 }  // namespace detail
@@ -317,8 +317,8 @@ void MrgSort4(const LocalTensor<T>& dst, const MrgSortSrcList<T>& src, const Mrg
 }
 
 // Returns how many records each list gave in the last MrgSort/MrgSort4 on this core.
-inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2,
-                             uint16_t& mrgSortList3, uint16_t& mrgSortList4) {
+inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uint16_t& mrgSortList3,
+                             uint16_t& mrgSortList4) {
   const auto& r = detail::Core().mrg_sort_result;
   mrgSortList1 = r[0];
   mrgSortList2 = r[1];

@@ -15,9 +15,9 @@ namespace AscendC {
 template <typename T>
 void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                detail::SrcLoc loc = detail::SrcLoc::current()) {
-  static_assert(std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t> ||
-                    std::is_same_v<T, half>,
-                "Transpose (16 x 16) takes int16_t, uint16_t or half");
+  static_assert(
+      std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, half>,
+      "Transpose (16 x 16) takes int16_t, uint16_t or half");
   constexpr const char* kApi = "Transpose";
   detail::CheckVecOperand(dst, kApi, "dst", loc);
   detail::CheckVecOperand(src, kApi, "src", loc);
@@ -33,8 +33,8 @@ void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   }
   std::memcpy(dst.data(), t, sizeof(t));
   auto& core = detail::Core();
-  AICORE_ISSUE(core, detail::VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), 512,
-                                      src.data(), 512, nullptr, 0, 256, 1, loc));
+  AICORE_ISSUE(core, detail::VecInstr(core, kApi, aicore::DTypeOf<T>(), dst.data(), 512, src.data(),
+                                      512, nullptr, 0, 256, 1, loc));
 }
 
 }  // namespace AscendC

@@ -28,8 +28,8 @@ TYPED_TEST(SetPadValueTest, DataCopyPadUsesTheRegisterWhenIsPadIsFalse) {
     uint32_t count, elems, left, right;
   };
   const uint32_t max_pad = 32 / sizeof(T);
-  for (const Case c : {Case{1, 1, 0, 0}, Case{3, 11, 1, 2}, Case{5, 33, max_pad, 0},
-                       Case{2, 40, 0, max_pad}}) {
+  for (const Case c :
+       {Case{1, 1, 0, 0}, Case{3, 11, 1, 2}, Case{5, 33, max_pad, 0}, Case{2, 40, 0, max_pad}}) {
     const uint32_t len = c.elems * sizeof(T);
     std::vector<T> gm = RandomValues<T>(size_t{c.count} * c.elems, c.elems, 60);
     const uint64_t row = aicore::ref::RoundUp32((c.left + c.right) * sizeof(T) + len);
@@ -42,17 +42,17 @@ TYPED_TEST(SetPadValueTest, DataCopyPadUsesTheRegisterWhenIsPadIsFalse) {
       g.SetGlobalBuffer(gm.data(), gm.size());
       const AscendC::DataCopyExtParams params(c.count, len, 0, 0, 0);
       auto u = ub.Load(ub0);
-      AscendC::DataCopyPad(u, g, params, AscendC::DataCopyPadExtParams<T>(false, c.left, c.right,
-                                                                          pad));
+      AscendC::DataCopyPad(u, g, params,
+                           AscendC::DataCopyPadExtParams<T>(false, c.left, c.right, pad));
       got_dummy = FromTensor(u, ub_n);
       AscendC::SetPadValue(reg);
       auto v = ub.Load(ub0);
-      AscendC::DataCopyPad(v, g, params, AscendC::DataCopyPadExtParams<T>(false, c.left, c.right,
-                                                                          pad));
+      AscendC::DataCopyPad(v, g, params,
+                           AscendC::DataCopyPadExtParams<T>(false, c.left, c.right, pad));
       got_reg = FromTensor(v, ub_n);
       auto w = ub.Load(ub0);
-      AscendC::DataCopyPad(w, g, params, AscendC::DataCopyPadExtParams<T>(true, c.left, c.right,
-                                                                          pad));
+      AscendC::DataCopyPad(w, g, params,
+                           AscendC::DataCopyPadExtParams<T>(true, c.left, c.right, pad));
       got_pad = FromTensor(w, ub_n);
     });
     ASSERT_TRUE(st.ok()) << st.ToString();

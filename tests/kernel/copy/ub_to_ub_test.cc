@@ -21,8 +21,8 @@ using ::testing::HasSubstr;
 
 template <typename T>
 class CopyTest : public ::testing::Test {};
-using CopyTypes = ::testing::Types<aicore::half, aicore::bfloat16, float, int16_t, uint16_t,
-                                   int32_t, uint32_t>;
+using CopyTypes =
+    ::testing::Types<aicore::half, aicore::bfloat16, float, int16_t, uint16_t, int32_t, uint32_t>;
 TYPED_TEST_SUITE(CopyTest, CopyTypes);
 
 TYPED_TEST(CopyTest, MatchesReference) {
@@ -54,10 +54,9 @@ TYPED_TEST(CopyTest, MatchesReference) {
       auto d = ub.Get<T>(static_cast<uint32_t>(dst_bytes / sizeof(T)));
       std::memcpy(s.data(), src.data(), src_bytes);
       std::memcpy(d.data(), dst0.data(), dst_bytes);
-      const AscendC::CopyRepeatParams p(static_cast<uint16_t>(dst_blk),
-                                        static_cast<uint16_t>(src_blk),
-                                        static_cast<uint16_t>(dst_rep),
-                                        static_cast<uint16_t>(src_rep));
+      const AscendC::CopyRepeatParams p(
+          static_cast<uint16_t>(dst_blk), static_cast<uint16_t>(src_blk),
+          static_cast<uint16_t>(dst_rep), static_cast<uint16_t>(src_rep));
       const uint64_t mask[2] = {lo, hi};
       const auto r = static_cast<uint8_t>(repeats);
       if (form == 0) {

@@ -379,8 +379,7 @@ TEST(SelectRegression, CmpMaskSprUsesSelMaskFirstRepeatBits) {
     AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, kN);
     expect("count");
     AscendC::Duplicate(d, 0.0f, kN);
-    AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, uint64_t{64}, 4,
-                    BinaryRepeatParams{});
+    AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, uint64_t{64}, 4, BinaryRepeatParams{});
     expect("continuous mask");
     AscendC::Duplicate(d, 0.0f, kN);
     const uint64_t mask[2] = {~0ull, 0};
@@ -493,10 +492,12 @@ void CheckCompares() {
         const auto got = Read(bits, n / 8), got0 = Read(bits0, n / 8);
         for (uint32_t i = 0; i < n; ++i) {
           const bool want = ref::CompareOne(va[i], s, static_cast<int>(mode));
-          bad.Check(ref::BitAt(got.data(), i) == want, "count n=" + std::to_string(n) + " i=" +
-                    std::to_string(i), int(ref::BitAt(got.data(), i)), int(want));
-          bad.Check(ref::BitAt(got0.data(), i) == want, "level-0 n=" + std::to_string(n) +
-                    " i=" + std::to_string(i), int(ref::BitAt(got0.data(), i)), int(want));
+          bad.Check(ref::BitAt(got.data(), i) == want,
+                    "count n=" + std::to_string(n) + " i=" + std::to_string(i),
+                    int(ref::BitAt(got.data(), i)), int(want));
+          bad.Check(ref::BitAt(got0.data(), i) == want,
+                    "level-0 n=" + std::to_string(n) + " i=" + std::to_string(i),
+                    int(ref::BitAt(got0.data(), i)), int(want));
         }
       }
     }

@@ -26,9 +26,15 @@ template <typename T, typename U>
 void Call(Fused k, const AscendC::LocalTensor<T>& d, const AscendC::LocalTensor<U>& a,
           const AscendC::LocalTensor<U>& b, int32_t n) {
   switch (k) {
-    case Fused::kMulAddDst: AscendC::MulAddDst(d, a, b, n); break;
-    case Fused::kFusedMulAdd: AscendC::FusedMulAdd(d, a, b, n); break;
-    case Fused::kMulAddRelu: AscendC::MulAddRelu(d, a, b, n); break;
+    case Fused::kMulAddDst:
+      AscendC::MulAddDst(d, a, b, n);
+      break;
+    case Fused::kFusedMulAdd:
+      AscendC::FusedMulAdd(d, a, b, n);
+      break;
+    case Fused::kMulAddRelu:
+      AscendC::MulAddRelu(d, a, b, n);
+      break;
     case Fused::kAbsSub:
     case Fused::kPrelu:
       if constexpr (std::is_same_v<T, U>) {
@@ -60,8 +66,8 @@ void CheckCount() {
       for (int i = 0; i <= n; ++i) {
         const double want =
             i == n ? static_cast<float>(d0[i])
-                   : aicore::ref::FusedResult(k, static_cast<float>(a[i]),
-                                              static_cast<float>(b[i]), static_cast<float>(d0[i]));
+                   : aicore::ref::FusedResult(k, static_cast<float>(a[i]), static_cast<float>(b[i]),
+                                              static_cast<float>(d0[i]));
         EXPECT_EQ(static_cast<float>(got[i]), static_cast<float>(want))
             << "op " << int(k) << " n " << n << " i " << i;
       }

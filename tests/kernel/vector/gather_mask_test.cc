@@ -28,8 +28,8 @@ std::vector<uint8_t> RandomBytes(size_t n, std::mt19937& rng) {
 
 template <typename T>
 class GatherMaskTest : public ::testing::Test {};
-using GatherMaskTypes = ::testing::Types<aicore::half, aicore::bfloat16, float, int16_t, uint16_t,
-                                         int32_t, uint32_t>;
+using GatherMaskTypes =
+    ::testing::Types<aicore::half, aicore::bfloat16, float, int16_t, uint16_t, int32_t, uint32_t>;
 TYPED_TEST_SUITE(GatherMaskTest, GatherMaskTypes);
 
 TYPED_TEST(GatherMaskTest, MatchesReference) {
@@ -64,10 +64,9 @@ TYPED_TEST(GatherMaskTest, MatchesReference) {
       auto p = ub.Get<U>(static_cast<uint32_t>(pat_bytes / sizeof(U)));
       std::memcpy(p.data(), pat.data(), pat_bytes);
       auto d = in_place ? s : ub.Get<T>(a.repeats * kPer);
-      const AscendC::GatherMaskParams params(static_cast<uint8_t>(a.src0_blk),
-                                             static_cast<uint16_t>(a.repeats),
-                                             static_cast<uint16_t>(a.src0_rep),
-                                             static_cast<uint8_t>(a.src1_rep));
+      const AscendC::GatherMaskParams params(
+          static_cast<uint8_t>(a.src0_blk), static_cast<uint16_t>(a.repeats),
+          static_cast<uint16_t>(a.src0_rep), static_cast<uint8_t>(a.src1_rep));
       if (a.pattern == 0) {
         AscendC::GatherMask(d, s, p, a.counter, a.mask, params, cnt);
       } else {
@@ -174,9 +173,9 @@ TYPED_TEST(GatherbTest, MatchesReference) {
       auto o = ub.Load(off);
       auto d = ub.Get<T>(static_cast<uint32_t>(dst_bytes / sizeof(T)));
       std::memset(d.data(), 0xab, dst_bytes);
-      AscendC::Gatherb(d, s, o, static_cast<uint8_t>(repeats),
-                       AscendC::GatherRepeatParams(static_cast<uint16_t>(blk),
-                                                   static_cast<uint16_t>(rep)));
+      AscendC::Gatherb(
+          d, s, o, static_cast<uint8_t>(repeats),
+          AscendC::GatherRepeatParams(static_cast<uint16_t>(blk), static_cast<uint16_t>(rep)));
       std::memcpy(got.data(), d.data(), dst_bytes);
     });
     ASSERT_TRUE(st.ok()) << st.ToString();

@@ -90,9 +90,8 @@ TYPED_TEST(SortTest, MrgSortMatchesReference) {
     std::vector<uint16_t> lens;
     uint16_t valid;
   };
-  const std::vector<Case> cases = {{{32, 32}, 3},           {{32, 32, 32}, 7},
-                                   {{32, 32, 32, 32}, 15}, {{5, 0, 17, 1}, 15},
-                                   {{100, 3, 64}, 7},      {{1, 1}, 3}};
+  const std::vector<Case> cases = {{{32, 32}, 3},       {{32, 32, 32}, 7}, {{32, 32, 32, 32}, 15},
+                                   {{5, 0, 17, 1}, 15}, {{100, 3, 64}, 7}, {{1, 1}, 3}};
   for (const Case& c : cases) {
     auto lists = SortedLists<T>(c.lens, 7 * c.lens[0]);
     std::vector<uint8_t> concat;
@@ -266,12 +265,13 @@ TEST(SortErrors, Messages) {
                 AscendC::MrgSort(d, {s, s, s, s}, p);
               }),
               HasSubstr("MrgSort: validBit 5 is not 3, 7 or 15"));
-  EXPECT_THAT(ErrorOf([](UbArena& ub) {
-                auto d = ub.Get<float>(512), s = ub.Get<float>(512);
-                const uint16_t lens[4] = {8, 8, 8, 8};
-                AscendC::MrgSort(d, {s, s[16], s[32], s[48]}, AscendC::MrgSort4Info(lens, true, 15, 2));
-              }),
-              HasSubstr("repeatTimes 2 > 1 needs four equal-length lists stored back to back"));
+  EXPECT_THAT(
+      ErrorOf([](UbArena& ub) {
+        auto d = ub.Get<float>(512), s = ub.Get<float>(512);
+        const uint16_t lens[4] = {8, 8, 8, 8};
+        AscendC::MrgSort(d, {s, s[16], s[32], s[48]}, AscendC::MrgSort4Info(lens, true, 15, 2));
+      }),
+      HasSubstr("repeatTimes 2 > 1 needs four equal-length lists stored back to back"));
   EXPECT_THAT(ErrorOf([](UbArena& ub) {
                 auto d = ub.Get<float>(128), s = ub.Get<float>(128);
                 AscendC::ProposalConcat(d, s, 1, 6);
