@@ -502,14 +502,12 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 
 // ---- CMPMASK register ----
 
-// Loads the 128-bit CMPMASK register from the first 16 bytes of `src` (a UB tensor).
+// Loads the 128-bit CMPMASK register from the first 16 bytes of `src` (a 16-byte-aligned UB
+// tensor).
 template <typename T>
 void SetCmpMask(const LocalTensor<T>& src, detail::SrcLoc loc = detail::SrcLoc::current()) {
-  detail::CheckVecOperand(src, "SetCmpMask", "src", loc);
-  if (src.bytes() < 16) [[unlikely]] {
-    detail::Fail(aicore::StatusCode::kOutOfRange, "SetCmpMask", loc, "src holds ", src.bytes(),
-                 " B; the CMPMASK register takes 16 B");
-  }
+  // The SetCmpMask docs ask for 16-byte alignment (not the usual 32).
+  detail::CheckUbOperand(src, 16, 16, "SetCmpMask", "src", loc);
   auto& core = detail::Core();
   std::memcpy(core.cmp_mask.data(), src.data(), 16);
   AICORE_ISSUE(core, detail::VecInstr(core, "SetCmpMask", aicore::DTypeOf<T>(), nullptr, 0,

@@ -82,28 +82,6 @@ float ScoreAt(const uint8_t* p) {
   return static_cast<float>(v);
 }
 
-// Fails unless `t` is a live UB tensor aligned to `align` bytes holding `bytes` bytes.
-template <typename T>
-void CheckSortOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, const char* api,
-                      const char* role, const SrcLoc& loc) {
-  t.CheckLive(api, loc);
-  auto& core = Core();
-  const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
-  if (b != aicore::arch::Buffer::kUb) [[unlikely]] {
-    Fail(StatusCode::kInvalidArgument, api, loc, role, " is a ",
-         aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
-         aicore::arch::BufferName(b), "; vector instructions read and write UB only");
-  }
-  if (reinterpret_cast<uintptr_t>(t.data()) % align != 0) [[unlikely]] {
-    Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
-         core.Locate(t.data(), 0).offset, ", not on a ", align, "-byte boundary");
-  }
-  if (bytes > t.bytes()) [[unlikely]] {
-    Fail(StatusCode::kOutOfRange, api, loc, role, " holds ", t.bytes(), " B but the call uses ",
-         bytes, " B");
-  }
-}
-
 inline void CheckRepeat(int64_t repeat, const char* api, const SrcLoc& loc) {
   if (repeat < 0 || repeat > 255) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, "repeatTime ", repeat, " is outside [0, 255]");
@@ -156,9 +134,9 @@ void MergeLists(const char* api, const LocalTensor<T>& dst, const MrgSortSrcList
   for (int k = 0; k < lists; ++k) {
     const uint64_t need =
         (repeats > 1 ? (repeats - 1) * span : 0) + uint64_t{p.elementLengths[k]} * item;
-    CheckSortOperand(*in[k], need, list_align, api, kRoles[k], loc);
+    CheckUbOperand(*in[k], need, list_align, api, kRoles[k], loc);
   }
-  CheckSortOperand(dst, repeats == 0 ? 0 : (repeats - 1) * span + total * item, 32, api, "dst",
+  CheckUbOperand(dst, repeats == 0 ? 0 : (repeats - 1) * span + total * item, 32, api, "dst",
                    loc);
   core.mrg_sort_result = {0, 0, 0, 0};
   uint8_t* out = reinterpret_cast<uint8_t*>(dst.data());
@@ -253,8 +231,8 @@ void ProposalField(bool concat, const LocalTensor<T>& dst, const LocalTensor<T>&
   const uint64_t n = uint64_t{static_cast<uint32_t>(repeat)} * 16;
   const LocalTensor<T>& props = concat ? dst : src;
   const LocalTensor<T>& flat = concat ? src : dst;
-  CheckSortOperand(props, n * 8 * sizeof(T), 32, api, concat ? "dst" : "src", loc);
-  CheckSortOperand(flat, n * sizeof(T), 32, api, concat ? "src" : "dst", loc);
+  CheckUbOperand(props, n * 8 * sizeof(T), 32, api, concat ? "dst" : "src", loc);
+  CheckUbOperand(flat, n * sizeof(T), 32, api, concat ? "src" : "dst", loc);
   T* p = props.data();
   T* f = flat.data();
   for (uint64_t i = 0; i < n; ++i) {
@@ -283,9 +261,9 @@ void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
   constexpr const char* kApi = "Sort32";
   detail::CheckRepeat(repeatTime, kApi, loc);
   const uint64_t n = uint64_t{static_cast<uint32_t>(repeatTime)} * 32;
-  detail::CheckSortOperand(dst, n * 8, 32, kApi, "dst", loc);
-  detail::CheckSortOperand(src0, n * sizeof(T), 32, kApi, "src0", loc);
-  detail::CheckSortOperand(src1, n * 4, 32, kApi, "src1", loc);
+  detail::CheckUbOperand(dst, n * 8, 32, kApi, "dst", loc);
+  detail::CheckUbOperand(src0, n * sizeof(T), 32, kApi, "src0", loc);
+  detail::CheckUbOperand(src1, n * 4, 32, kApi, "src1", loc);
   std::vector<uint8_t> pairs(n * 8, 0);
   for (uint64_t i = 0; i < n; ++i) {
     std::memcpy(pairs.data() + i * 8, src0.data() + i, sizeof(T));
@@ -334,8 +312,8 @@ void RpSort16(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_
   constexpr const char* kApi = "RpSort16";
   detail::CheckRepeat(repeatTime, kApi, loc);
   const uint64_t bytes = uint64_t{static_cast<uint32_t>(repeatTime)} * 16 * 8 * sizeof(T);
-  detail::CheckSortOperand(dst, bytes, 32, kApi, "dst", loc);
-  detail::CheckSortOperand(src, bytes, 32, kApi, "src", loc);
+  detail::CheckUbOperand(dst, bytes, 32, kApi, "dst", loc);
+  detail::CheckUbOperand(src, bytes, 32, kApi, "src", loc);
   detail::SortGroups<T>(reinterpret_cast<uint8_t*>(dst.data()),
                         reinterpret_cast<const uint8_t*>(src.data()),
                         static_cast<uint32_t>(repeatTime), 16, 8 * sizeof(T), 4 * sizeof(T));
@@ -367,9 +345,9 @@ void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>& dstInd
   constexpr const char* kApi = "Extract";
   detail::CheckRepeat(repeatTime, kApi, loc);
   const uint64_t n = uint64_t{static_cast<uint32_t>(repeatTime)} * 32;
-  detail::CheckSortOperand(dstValue, n * sizeof(T), 32, kApi, "dstValue", loc);
-  detail::CheckSortOperand(dstIndex, n * 4, 32, kApi, "dstIndex", loc);
-  detail::CheckSortOperand(sorted, n * 8, 32, kApi, "sorted", loc);
+  detail::CheckUbOperand(dstValue, n * sizeof(T), 32, kApi, "dstValue", loc);
+  detail::CheckUbOperand(dstIndex, n * 4, 32, kApi, "dstIndex", loc);
+  detail::CheckUbOperand(sorted, n * 8, 32, kApi, "sorted", loc);
   const uint8_t* in = reinterpret_cast<const uint8_t*>(sorted.data());
   for (uint64_t i = 0; i < n; ++i) {
     std::memcpy(dstValue.data() + i, in + i * 8, sizeof(T));

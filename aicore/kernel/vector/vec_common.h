@@ -46,6 +46,29 @@ void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
   }
 }
 
+// Fails unless `t` is a live tensor in UB starting on an `align`-byte boundary and holding at
+// least `bytes` bytes (for operands whose documented alignment is not 32 bytes).
+template <typename T>
+void CheckUbOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, const char* api,
+                    const char* role, const SrcLoc& loc) {
+  t.CheckLive(api, loc);
+  auto& core = Core();
+  const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
+  if (b != aicore::arch::Buffer::kUb) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " is a ",
+         aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
+         aicore::arch::BufferName(b), "; vector instructions read and write UB only");
+  }
+  if (reinterpret_cast<uintptr_t>(t.data()) % align != 0) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
+         core.Locate(t.data(), 0).offset, ", not on a ", align, "-byte boundary");
+  }
+  if (bytes > t.bytes()) [[unlikely]] {
+    Fail(StatusCode::kOutOfRange, api, loc, role, " holds ", t.bytes(), " B but the call uses ",
+         bytes, " B");
+  }
+}
+
 template <typename T>
 void CheckSupported(VecOp op, const char* api, const SrcLoc& loc) {
   if (!aicore::kernel::engine::VecOpSupports(op, aicore::DTypeOf<T>())) [[unlikely]] {

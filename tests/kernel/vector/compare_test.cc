@@ -441,6 +441,28 @@ TEST(SelectRegisterForms, AllModes) {
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
 
+// SetCmpMask takes a 16-byte-aligned tensor (its docs), not only 32-byte-aligned ones.
+TEST(CmpMask, SetCmpMaskTakesSixteenByteAlignment) {
+  Status st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    auto buf = ub.Get<uint8_t>(64), out = ub.Get<uint8_t>(32);
+    for (int i = 0; i < 64; ++i) buf.SetValue(i, static_cast<uint8_t>(i));
+    AscendC::SetCmpMask(buf[16]);
+    AscendC::GetCmpMask(out);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(out.GetValue(i), 16 + i) << i;
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    auto buf = ub.Get<uint8_t>(64);
+    AscendC::SetCmpMask(buf[8]);
+  });
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("not on a 16-byte boundary"));
+}
+
 // Compare into the CMPMASK register, read it back, and select with it.
 TEST(CmpMask, CompareToRegisterThenSelect) {
   Status st = RunVectorKernel([] {
