@@ -604,7 +604,7 @@ class Sanitizer::Impl {
     const bool atomic = cs.core->atomic_mode != 0;
     const bool transfer = in.kind == sim::InstrKind::kCopy;
     cs.findings.clear();
-    for (int k = 0; k < in.src_count && k < 2; ++k) {
+    for (int k = 0; k < in.src_count && k < sim::Instr::kMaxSrc; ++k) {
       Touch(cs, in.src[k], in.src_stride[k], false, false, p, c, site, imprecise, transfer);
     }
     Touch(cs, in.dst, in.dst_stride, true, atomic, p, c, site, imprecise, transfer);

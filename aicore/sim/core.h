@@ -98,6 +98,11 @@ class Core {
   bool mask_counter_mode = false;
   // The CMPMASK register (SetCmpMask / GetCmpMask, Select in VSEL_CMPMASK_SPR mode): 128 bits.
   std::array<uint64_t, 2> cmp_mask{};
+  // SetPadValue's register: the pad element bits DataCopyPad (GM -> UB, isPad false) uses once set.
+  uint64_t pad_value_bits = 0;
+  bool pad_value_set = false;
+  // Elements MrgSort/MrgSort4 took from each list in their last call (GetMrgSortResult).
+  std::array<uint16_t, 4> mrg_sort_result{};
 
   // Per (HardEvent, event id) one-bit flags; index = event kind, bit = id.
   std::array<uint32_t, 64> flag_bits{};

@@ -54,9 +54,12 @@ struct Instr {
   const char* api = "";           // AscendC name: "DataCopy", "Add", "SetFlag", ...
   DType dtype = DType::kUnknown;
   MemRef dst;
-  MemRef src[2];
+  // Sources: src0, src1, then further operands a few APIs read (Select's selMask, MrgSort4's
+  // third and fourth lists, the addend dst of MulAddDst).
+  static constexpr int kMaxSrc = 4;
+  MemRef src[kMaxSrc];
   Stride dst_stride;              // when dst_stride.blocks > 1 the dst range is strided
-  Stride src_stride[2];
+  Stride src_stride[kMaxSrc];
   uint8_t src_count = 0;
   uint64_t elements = 0;          // elements processed
   uint32_t repeat = 0;            // vector repeat count (level-0 APIs), 0 otherwise

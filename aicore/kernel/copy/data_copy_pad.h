@@ -18,8 +18,9 @@ namespace AscendC {
 //   UB:  a row of Up32(leftPadding*sizeof(T) + blockLen + rightPadding*sizeof(T)) bytes at
 //        i * (row + dstStride * 32)                                 (dstStride in DataBlocks)
 //        holding leftPadding pad elements, the blockLen data bytes, then pad elements to the
-//        end of the row. Pad elements are paddingValue when isPad, else the block's first
-//        element (the hardware's dummy fill; do not rely on it).
+//        end of the row. Pad elements are paddingValue when isPad; else the value of the last
+//        SetPadValue<T> on this core, if any; else the block's first element (the hardware's
+//        dummy fill; do not rely on it).
 // UB -> GM, block i:
 //   UB:  blockLen bytes at i * (Up32(blockLen) + srcStride * 32)   (srcStride in DataBlocks)
 //   GM:  exactly blockLen bytes at i * (blockLen + dstStride)       (dstStride in bytes)
@@ -55,6 +56,8 @@ void PadGmToLocal(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_
   uint8_t* out = reinterpret_cast<uint8_t*>(dst.data());
   const uint8_t* in = reinterpret_cast<const uint8_t*>(src.data());
   auto& core = Core();
+  const bool pad_set = core.pad_value_set;
+  const uint64_t pad_bits = core.pad_value_bits;
   core.Execute(aicore::sim::Pipe::kMte2, [=] {
     const uint64_t row_elems = row / sizeof(T);
     const uint64_t data_begin = left;
@@ -63,7 +66,13 @@ void PadGmToLocal(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_
       uint8_t* r = out + b * dst_pitch;
       const uint8_t* s = in + b * src_pitch;
       T fill = pad_value;
-      if (!is_pad) std::memcpy(&fill, s, sizeof(T));
+      if (!is_pad) {
+        if (pad_set) {
+          std::memcpy(&fill, &pad_bits, sizeof(T));
+        } else {
+          std::memcpy(&fill, s, sizeof(T));
+        }
+      }
       for (uint64_t e = 0; e < data_begin; ++e) std::memcpy(r + e * sizeof(T), &fill, sizeof(T));
       std::memcpy(r + data_begin * sizeof(T), s, block_len);
       for (uint64_t e = data_end; e < row_elems; ++e) {
@@ -109,6 +118,20 @@ void PadLocalToGm(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_
 }
 
 }  // namespace detail
+
+// Sets the value DataCopyPad (GM -> VECIN/VECOUT) pads with when its isPad is false; it stays in
+// effect on this core until the next SetPadValue. T is the type of the later DataCopyPad (its
+// low sizeof(T) bytes are used).
+template <typename T, TPosition pos = TPosition::MAX>
+void SetPadValue(T paddingValue) {
+  static_assert(pos == TPosition::VECIN || pos == TPosition::VECOUT || pos == TPosition::MAX,
+                "SetPadValue: pos must be TPosition::VECIN, VECOUT or MAX");
+  static_assert(sizeof(T) <= 8, "SetPadValue takes an element of at most 8 bytes");
+  auto& core = detail::Core();
+  core.pad_value_bits = 0;
+  std::memcpy(&core.pad_value_bits, &paddingValue, sizeof(T));
+  core.pad_value_set = true;
+}
 
 // GM -> UB/L1: blockCount blocks of blockLen bytes; see Note [DataCopyPad layout].
 template <typename T>

@@ -5,8 +5,7 @@
 // e of repeat r is bit r * (256 / sizeof(T)) + e) and leave the bits of masked-out elements
 // unchanged; the dst strides of BinaryRepeatParams do not apply to the bit output. NaN compares
 // false except under NE. Select picks src0 where its mask bit is 1 and src1 (tensor or scalar)
-// where it is 0; in VSEL_CMPMASK_SPR mode the bits come from the CMPMASK register, the same
-// 256 / sizeof(T) bits for every repeat.
+// where it is 0. See Note [Select modes] for where the bits come from in each SELMODE.
 #pragma once
 
 #include <algorithm>
@@ -236,6 +235,39 @@ inline void CheckSelMode(SELMODE m, bool scalar, const SrcLoc& loc) {
   }
 }
 
+// Note [Select modes]
+// The Select docs define three modes; per = 256 / sizeof(T) bits make one repeat's selection.
+// - VSEL_CMPMASK_SPR (0): the first `per` bits of selMask, the same bits for every repeat (the
+//   hardware loads them into the CMPMASK register). The register forms (no selMask, no mask
+//   argument) use the register as SetCmpMask(selMask) left it.
+// - VSEL_TENSOR_SCALAR_MODE (1): src1 is a scalar; repeat r uses bits [r * per, (r + 1) * per) of
+//   selMask. The register form reads the scalar from the first sizeof(T) bytes of the register
+//   (SetCmpMask(tensor holding src1)).
+// - VSEL_TENSOR_TENSOR_MODE (2): repeat r uses bits [r * per, (r + 1) * per) of selMask. The
+//   register form reads selMask's UB address from the first 8 bytes of the register, as the docs'
+//   sample stores it (sel.GetPhyAddr(), a UB offset in aicore; a host pointer into UB is also
+//   accepted); it must be 32-byte aligned.
+// The count form numbers elements as the level-0 form with dense repeats: element i is element
+// i % per of repeat i / per.
+
+// Returns the selMask bit of element e of repeat r in `mode` (see Note [Select modes]).
+inline uint64_t SelBit(SELMODE mode, uint32_t per, uint64_t r, uint32_t e) {
+  return mode == SELMODE::VSEL_CMPMASK_SPR ? e : r * per + e;
+}
+
+// Fails unless selMask is a live UB operand holding `needed` bytes.
+template <typename U>
+void CheckSelMask(const LocalTensor<U>& sel_mask, uint64_t needed, const SrcLoc& loc) {
+  static_assert(std::is_same_v<U, uint8_t> || std::is_same_v<U, uint16_t> ||
+                    std::is_same_v<U, uint32_t> || std::is_same_v<U, uint64_t>,
+                "Select: selMask takes uint8_t, uint16_t, uint32_t or uint64_t");
+  CheckVecOperand(sel_mask, "Select", "selMask", loc);
+  if (needed > sel_mask.bytes()) [[unlikely]] {
+    Fail(StatusCode::kOutOfRange, "Select", loc, "selMask holds ", sel_mask.bytes(),
+         " B but the selection reads ", needed, " B of it");
+  }
+}
+
 template <typename T, typename U>
 void SelectCount(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
                  const LocalTensor<T>& src0, const LocalTensor<T>* src1, T scalar, SELMODE mode,
@@ -245,47 +277,45 @@ void SelectCount(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
   CheckVecOperand(dst, "Select", "dst", loc);
   CheckVecOperand(src0, "Select", "src0", loc);
   if (src1) CheckVecOperand(*src1, "Select", "src1", loc);
+  constexpr uint32_t kPerRepeat = 256 / sizeof(T);
   const bool spr = mode == SELMODE::VSEL_CMPMASK_SPR;
-  if (!spr) CheckVecOperand(sel_mask, "Select", "selMask", loc);
   const uint32_t limit = std::min({dst.GetSize(), src0.GetSize(), src1 ? src1->GetSize() : ~0u});
-  if (count > limit || (!spr && (uint64_t{count} + 7) / 8 > sel_mask.bytes())) [[unlikely]] {
+  if (count > limit) [[unlikely]] {
     Fail(StatusCode::kOutOfRange, "Select", loc, "count ", count,
          " exceeds the operands: dst holds ", dst.GetSize(), ", src0 ", src0.GetSize(),
-         src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements, selMask ", sel_mask.bytes(),
-         " B (", (count + 7) / 8, " B needed)");
+         src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements");
   }
-  constexpr uint32_t kPerRepeat = 256 / sizeof(T);
-  const uint8_t* bits = spr ? reinterpret_cast<const uint8_t*>(Core().cmp_mask.data())
-                            : reinterpret_cast<const uint8_t*>(sel_mask.data());
+  if (count == 0) return;
+  const uint64_t bits_used = spr ? std::min(count, kPerRepeat) : count;
+  CheckSelMask(sel_mask, (bits_used + 7) / 8, loc);
+  const uint8_t* bits = reinterpret_cast<const uint8_t*>(sel_mask.data());
   T* d = dst.data();
   const T* a = src0.data();
   const T* b = src1 ? src1->data() : nullptr;
   for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t bit = spr ? i % kPerRepeat : i;
+    const uint64_t bit = SelBit(mode, kPerRepeat, i / kPerRepeat, i % kPerRepeat);
     const T other = b ? b[i] : scalar;
     d[i] = GetBit(bits, bit) ? a[i] : other;
   }
   auto& core = Core();
-  AICORE_ISSUE(
-      core, VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(), uint64_t{count} * sizeof(T),
-                     src0.data(), uint64_t{count} * sizeof(T), src1 ? src1->data() : nullptr,
-                     src1 ? uint64_t{count} * sizeof(T) : 0, count, 0, loc));
+  AICORE_ISSUE(core, WithSource(VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(),
+                                         uint64_t{count} * sizeof(T), src0.data(),
+                                         uint64_t{count} * sizeof(T), src1 ? src1->data() : nullptr,
+                                         src1 ? uint64_t{count} * sizeof(T) : 0, count, 0, loc),
+                                core, sel_mask.data(), (bits_used + 7) / 8));
 }
 
-template <typename T, typename U>
-void SelectMasked(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
-                  const LocalTensor<T>& src0, const LocalTensor<T>* src1, T scalar, SELMODE mode,
-                  bool is_set_mask, const uint64_t* bit_mask, const uint64_t* cont_mask,
-                  uint32_t repeat, const BinaryRepeatParams& params, const SrcLoc& loc) {
-  static_assert(kSelectType<T>, "Select takes half, bfloat16_t, float, (u)int16_t, (u)int32_t");
-  CheckSelMode(mode, src1 == nullptr, loc);
+// Level-0 Select over selection bits `bits` (`bits_bytes` readable; `sel_ptr` is recorded as a
+// source when it is UB memory) and src1 (tensor, or `scalar` when null).
+template <typename T>
+void SelectLevel0(const LocalTensor<T>& dst, const uint8_t* bits, uint64_t bits_bytes,
+                  const char* bits_role, const LocalTensor<T>& src0, const LocalTensor<T>* src1,
+                  T scalar, SELMODE mode, const RepeatMask& mask, uint32_t repeat,
+                  const BinaryRepeatParams& params, const SrcLoc& loc) {
   CheckVecOperand(dst, "Select", "dst", loc);
   CheckVecOperand(src0, "Select", "src0", loc);
   if (src1) CheckVecOperand(*src1, "Select", "src1", loc);
-  const bool spr = mode == SELMODE::VSEL_CMPMASK_SPR;
-  if (!spr) CheckVecOperand(sel_mask, "Select", "selMask", loc);
   constexpr uint32_t kPerRepeat = 256 / sizeof(T);
-  const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPerRepeat, "Select", loc);
   repeat = EffectiveRepeats(mask, kPerRepeat, repeat);
   if (repeat == 0) return;
   const Operand src1_op = src1 ? Operand{reinterpret_cast<uint8_t*>(src1->data()), src1->bytes(),
@@ -298,29 +328,90 @@ void SelectMasked(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
                             params.src0BlkStride, params.src0RepStride},
                     src1_op};
   CheckLevel0Extent(ops, 3, kPerRepeat, mask, repeat, "Select", loc);
-  const uint8_t* bits = spr ? reinterpret_cast<const uint8_t*>(Core().cmp_mask.data())
-                            : reinterpret_cast<const uint8_t*>(sel_mask.data());
-  if (!spr) {
-    uint64_t needed = 0;
-    ForEachActive(ops, kPerRepeat, mask, repeat, [&](uint32_t r, uint32_t e, uint8_t* const*) {
-      needed = std::max<uint64_t>(needed, (uint64_t{r} * kPerRepeat + e) / 8 + 1);
-    });
-    if (needed > sel_mask.bytes()) [[unlikely]] {
-      Fail(StatusCode::kOutOfRange, "Select", loc, "selMask: ", repeat, " repeats of ", kPerRepeat,
-           " bits need ", needed, " B but the tensor holds ", sel_mask.bytes(), " B");
-    }
+  uint64_t needed = 0;
+  ForEachActive(ops, kPerRepeat, mask, repeat, [&](uint32_t r, uint32_t e, uint8_t* const*) {
+    needed = std::max<uint64_t>(needed, SelBit(mode, kPerRepeat, r, e) / 8 + 1);
+  });
+  if (needed > bits_bytes) [[unlikely]] {
+    Fail(StatusCode::kOutOfRange, "Select", loc, bits_role, ": ", repeat, " repeats of ",
+         kPerRepeat, " bits in selMode ", static_cast<int>(mode), " read ", needed, " B but only ",
+         bits_bytes, " B are there");
   }
   uint64_t n = 0;
   ForEachActive(ops, kPerRepeat, mask, repeat, [&](uint32_t r, uint32_t e, uint8_t* const* p) {
-    const uint64_t bit = spr ? e : uint64_t{r} * kPerRepeat + e;
     const T other = src1 ? *reinterpret_cast<const T*>(p[2]) : scalar;
-    *reinterpret_cast<T*>(p[0]) = GetBit(bits, bit) ? *reinterpret_cast<const T*>(p[1]) : other;
+    *reinterpret_cast<T*>(p[0]) =
+        GetBit(bits, SelBit(mode, kPerRepeat, r, e)) ? *reinterpret_cast<const T*>(p[1]) : other;
     ++n;
   });
   auto& core = Core();
-  AICORE_ISSUE(core, VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(), dst.bytes(),
-                              src0.data(), src0.bytes(), src1 ? src1->data() : nullptr,
-                              src1 ? src1->bytes() : 0, n, repeat, loc));
+  const bool bits_in_ub = core.Locate(bits, 0).buffer == aicore::arch::Buffer::kUb;
+  AICORE_ISSUE(core,
+               WithSource(VecInstr(core, "Select", aicore::DTypeOf<T>(), dst.data(), dst.bytes(),
+                                   src0.data(), src0.bytes(), src1 ? src1->data() : nullptr,
+                                   src1 ? src1->bytes() : 0, n, repeat, loc),
+                          core, bits_in_ub ? bits : nullptr, needed));
+}
+
+template <typename T, typename U>
+void SelectMasked(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
+                  const LocalTensor<T>& src0, const LocalTensor<T>* src1, T scalar, SELMODE mode,
+                  bool is_set_mask, const uint64_t* bit_mask, const uint64_t* cont_mask,
+                  uint32_t repeat, const BinaryRepeatParams& params, const SrcLoc& loc) {
+  static_assert(kSelectType<T>, "Select takes half, bfloat16_t, float, (u)int16_t, (u)int32_t");
+  CheckSelMode(mode, src1 == nullptr, loc);
+  CheckSelMask(sel_mask, 0, loc);
+  const RepeatMask mask =
+      ResolveMask(is_set_mask, bit_mask, cont_mask, 256 / sizeof(T), "Select", loc);
+  SelectLevel0(dst, reinterpret_cast<const uint8_t*>(sel_mask.data()), sel_mask.bytes(), "selMask",
+               src0, src1, scalar, mode, mask, repeat, params, loc);
+}
+
+// The register forms (no mask argument): the mask comes from SetVectorMask, the selection from
+// the CMPMASK register as Note [Select modes] describes.
+template <typename T>
+void SelectRegister(const LocalTensor<T>& dst, const uint8_t* sel_bits, uint64_t sel_bytes,
+                    const LocalTensor<T>& src0, const LocalTensor<T>* src1, SELMODE mode,
+                    uint32_t repeat, const BinaryRepeatParams& params, const SrcLoc& loc) {
+  static_assert(kSelectType<T>, "Select takes half, bfloat16_t, float, (u)int16_t, (u)int32_t");
+  CheckSelMode(mode, src1 == nullptr, loc);
+  auto& core = Core();
+  const RepeatMask mask = ResolveMask(false, nullptr, nullptr, 256 / sizeof(T), "Select", loc);
+  const uint8_t* reg = reinterpret_cast<const uint8_t*>(core.cmp_mask.data());
+  if (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE) {
+    T scalar;
+    std::memcpy(&scalar, reg, sizeof(T));
+    SelectLevel0(dst, sel_bits, sel_bytes, "selMask", src0,
+                 static_cast<const LocalTensor<T>*>(nullptr), scalar, mode, mask, repeat, params,
+                 loc);
+  } else if (mode == SELMODE::VSEL_CMPMASK_SPR) {
+    SelectLevel0(dst, reg, 16, "the CMPMASK register", src0, src1, T{}, mode, mask, repeat, params,
+                 loc);
+  } else {
+    uint64_t addr;
+    std::memcpy(&addr, reg, 8);
+    const uint8_t* ub = core.LocalBase(aicore::arch::Buffer::kUb);
+    const uint64_t ub_bytes =
+        core.chip().buffers[static_cast<int>(aicore::arch::Buffer::kUb)].bytes;
+    // A UB offset (what GetPhyAddr returns), or a host pointer into this core's UB.
+    uint64_t offset = addr;
+    if (addr >= ub_bytes) {
+      const aicore::sim::MemRef where =
+          core.Locate(reinterpret_cast<const void*>(static_cast<uintptr_t>(addr)), 0);
+      offset = where.buffer == aicore::arch::Buffer::kUb ? where.offset : ub_bytes;
+    }
+    if (offset >= ub_bytes || offset % 32 != 0) [[unlikely]] {
+      Fail(StatusCode::kInvalidArgument, "Select", loc,
+           "VSEL_TENSOR_TENSOR_MODE: the CMPMASK "
+           "register holds ",
+           addr,
+           ", which is not a 32-byte-aligned UB address (SetCmpMask a "
+           "tensor whose first 8 bytes hold selMask.GetPhyAddr())");
+    }
+    const uint8_t* p = ub + offset;
+    SelectLevel0(dst, p, ub_bytes - offset, "selMask (from the CMPMASK register)", src0, src1, T{},
+                 mode, mask, repeat, params, loc);
+  }
 }
 
 }  // namespace detail
@@ -411,14 +502,12 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 
 // ---- CMPMASK register ----
 
-// Loads the 128-bit CMPMASK register from the first 16 bytes of `src` (a UB tensor).
+// Loads the 128-bit CMPMASK register from the first 16 bytes of `src` (a 16-byte-aligned UB
+// tensor).
 template <typename T>
 void SetCmpMask(const LocalTensor<T>& src, detail::SrcLoc loc = detail::SrcLoc::current()) {
-  detail::CheckVecOperand(src, "SetCmpMask", "src", loc);
-  if (src.bytes() < 16) [[unlikely]] {
-    detail::Fail(aicore::StatusCode::kOutOfRange, "SetCmpMask", loc, "src holds ", src.bytes(),
-                 " B; the CMPMASK register takes 16 B");
-  }
+  // The SetCmpMask docs ask for 16-byte alignment (not the usual 32).
+  detail::CheckUbOperand(src, 16, 16, "SetCmpMask", "src", loc);
   auto& core = detail::Core();
   std::memcpy(core.cmp_mask.data(), src.data(), 16);
   AICORE_ISSUE(core, detail::VecInstr(core, "SetCmpMask", aicore::DTypeOf<T>(), nullptr, 0,
@@ -441,7 +530,7 @@ void GetCmpMask(const LocalTensor<T>& dst, detail::SrcLoc loc = detail::SrcLoc::
 // ---- Select: dst = bit ? src0 : src1 ----
 
 // Selects over the first `count` elements with two tensors (VSEL_TENSOR_TENSOR_MODE: bit i of
-// selMask; VSEL_CMPMASK_SPR: bit i % (256 / sizeof(T)) of the CMPMASK register, selMask unused).
+// selMask; VSEL_CMPMASK_SPR: bit i % (256 / sizeof(T)) of selMask). See Note [Select modes].
 template <typename T, typename U>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const LocalTensor<T>& src1, SELMODE selMode, uint32_t count,
@@ -455,7 +544,8 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
             detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::SelectCount<T, U>(dst, selMask, src0, nullptr, src1, selMode, count, loc);
 }
-// Level-0 Select; selMask supplies 256 / sizeof(T) bits per repeat, back to back.
+// Level-0 Select; selMask supplies 256 / sizeof(T) bits per repeat, back to back (modes 1 and
+// 2), or the same first 256 / sizeof(T) bits every repeat (mode 0).
 template <typename T, typename U, bool isSetMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const LocalTensor<T>& src1, SELMODE selMode, const uint64_t mask[], uint8_t repeatTimes,
@@ -487,6 +577,86 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
             detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::SelectMasked<T, U>(dst, selMask, src0, nullptr, src1, selMode, isSetMask, nullptr, &mask,
                              repeatTimes, repeatParams, loc);
+}
+
+// Register form, VSEL_TENSOR_SCALAR_MODE: bits from selMask, the scalar src1 from the first
+// sizeof(T) bytes of the CMPMASK register (SetCmpMask); mask from SetVectorMask.
+template <typename T, SELMODE selMode>
+void Select(const LocalTensor<T>& dst, const LocalTensor<uint8_t>& selMask,
+            const LocalTensor<T>& src0, uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
+            detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::CheckSelMask(selMask, 0, loc);
+  detail::SelectRegister(dst, reinterpret_cast<const uint8_t*>(selMask.data()), selMask.bytes(),
+                         src0, static_cast<const LocalTensor<T>*>(nullptr), selMode, repeatTime,
+                         repeatParams, loc);
+}
+// Register form, VSEL_CMPMASK_SPR (bits from the register) or VSEL_TENSOR_TENSOR_MODE (the
+// register holds selMask's address); mask from SetVectorMask.
+template <typename T, SELMODE selMode>
+void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+            uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
+            detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::SelectRegister(dst, nullptr, 0, src0, &src1, selMode, repeatTime, repeatParams, loc);
+}
+
+// ---- Compares: dst bits = src0 (cmpMode) scalar (the newer name of CompareScalar) ----
+
+namespace detail {
+
+// Compares' dtypes on the chips aicore models (the A2/A3 rows): half and float with every
+// CMPMODE, int32_t with EQ only.
+template <typename T>
+void CheckComparesType(CMPMODE mode, const SrcLoc& loc) {
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int32_t>,
+                "Compares takes half, float or int32_t (int32_t with CMPMODE::EQ only)");
+  if (std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, "Compares", loc, "int32_t supports CMPMODE::EQ only, got ",
+         CmpModeName(mode));
+  }
+}
+
+}  // namespace detail
+
+// Compares the first `count` elements with a scalar; count * sizeof(T) must be a multiple of
+// 256 B and dst must hold count / 8 bytes.
+template <typename T, typename U>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
+  detail::CheckComparesType<T>(cmpMode, loc);
+  detail::CompareCount<T, U>("Compares", dst, src0, nullptr, src1Scalar, cmpMode, count, loc);
+}
+
+// Level-0 Compares. On the chips aicore models the docs call the mask "reserved, no effect":
+// every element of each of the repeatTime repeats is compared, whatever `mask` (or, with
+// isSetMask false, SetVectorMask) holds. Counter mode is refused: the docs do not define it here.
+template <typename T, typename U, bool isSetMask = true>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
+              uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(std::is_same_v<U, uint8_t>, "Compares: dst is a uint8_t tensor");
+  (void)mask;
+  detail::CheckComparesType<T>(cmpMode, loc);
+  if (detail::Core().mask_counter_mode) [[unlikely]] {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "Compares", loc,
+                 "the level-0 form in counter mode is not defined by the docs (its mask is "
+                 "reserved); call SetMaskNorm first or use the count form");
+  }
+  detail::CheckVecOperand(dst, "Compares", "dst", loc);
+  const uint64_t full = 256 / sizeof(T);
+  detail::CompareMasked<T>("Compares", reinterpret_cast<uint8_t*>(dst.data()), dst.bytes(), src0,
+                           nullptr, src1Scalar, cmpMode, true, nullptr, &full, repeatTime,
+                           repeatParams.srcBlkStride, repeatParams.srcRepStride, 1, 8, loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+              const detail::Same<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask,
+              uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
+              detail::SrcLoc loc = detail::SrcLoc::current()) {
+  const uint64_t bits[2] = {mask, 0};
+  Compares<T, U, isSetMask>(dst, src0, src1Scalar, cmpMode, bits, repeatTime, repeatParams, loc);
 }
 
 }  // namespace AscendC

@@ -29,7 +29,12 @@ namespace AscendC {
 //   for the level-0 form. WholeReduceMax/Min report the index inside the repeat.
 // - WholeReduceMax/Min dstRepStride unit: 2 * sizeof(T) for ORDER_VALUE_INDEX/ORDER_INDEX_VALUE,
 //   sizeof(T) for ORDER_ONLY_VALUE, 4 bytes (a uint32_t index) for ORDER_ONLY_INDEX.
-//   WholeReduceSum: sizeof(T). BlockReduce*: 32 bytes (8 results). PairReduceSum: 128 bytes.
+//   WholeReduceSum and RepeatReduceSum: sizeof(T). BlockReduce*/ReduceDataBlock: one repeat's
+//   output, 8 * sizeof(T) (16 B for half, 32 B for float). PairReduceSum/ReducePairElem: 128 B.
+//   (The ReduceRepeat, ReduceDataBlock and ReducePairElem parameter tables.)
+// - dst alignment: ReduceRepeat's table (the unit above: 2 B half sum/value, 4 B half pair or
+//   index, 4 B float sum/value/index, 8 B float pair); WholeReduceMax/Min 2 * sizeof(T) for every
+//   order (their docs); ReduceDataBlock/BlockReduce* 8 * sizeof(T); ReducePairElem 32 B.
 // - A BlockReduce DataBlock, or a PairReduceSum pair, with no active element leaves its dst
 //   element unchanged.
 // - sharedTmpBuffer (in elements of T, epb = 32 / sizeof(T), per = 256 / sizeof(T),
@@ -306,16 +311,20 @@ template <typename T>
 void WholeReduce(ReduceKind kind, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                  bool is_set_mask, const uint64_t* bit_mask, const uint64_t* cont_mask,
                  int32_t repeat, int32_t dst_rep_stride, int32_t src_blk_stride,
-                 int32_t src_rep_stride, ReduceOrder order, const SrcLoc& loc) {
-  static_assert(kReduceType<T>, "WholeReduceMax/Min/Sum take half or float");
-  const char* api = ReduceName(kind, "WholeReduceMax", "WholeReduceMin", "WholeReduceSum");
+                 int32_t src_rep_stride, ReduceOrder order, const SrcLoc& loc,
+                 const char* api_name = nullptr) {
+  static_assert(kReduceType<T>, "WholeReduceMax/Min/Sum/ReduceRepeat take half or float");
+  const char* api = api_name != nullptr
+                        ? api_name
+                        : ReduceName(kind, "WholeReduceMax", "WholeReduceMin", "WholeReduceSum");
   CheckVecOperand(src, api, "src", loc);
   constexpr uint32_t kPer = 256 / sizeof(T);
   const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPer, api, loc);
   const ReduceGeometry g = MakeGeometry(mask, kPer, sizeof(T), repeat, src_blk_stride,
                                         src_rep_stride, src.bytes(), 255, api, loc);
-  if (dst_rep_stride < 0) [[unlikely]] {
-    Fail(StatusCode::kInvalidArgument, api, loc, "dstRepStride ", dst_rep_stride, " is negative");
+  if (dst_rep_stride < 0 || dst_rep_stride > 65535) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, "dstRepStride ", dst_rep_stride,
+         " is outside [0, 65535]");
   }
   // Bytes per result and the unit of dstRepStride.
   uint32_t unit = sizeof(T);
@@ -326,8 +335,11 @@ void WholeReduce(ReduceKind kind, const LocalTensor<T>& dst, const LocalTensor<T
       unit = 4;
     }
   }
-  const uint32_t align =
-      kind == ReduceKind::kSum ? sizeof(T) : std::max<uint32_t>(unit, 2 * sizeof(T));
+  // ReduceRepeat's table aligns dst to the unit; the WholeReduceMax/Min docs ask 2 * sizeof(T)
+  // whatever the order.
+  const uint32_t align = api_name == nullptr && kind != ReduceKind::kSum
+                             ? std::max<uint32_t>(unit, 2 * sizeof(T))
+                             : unit;
   if (g.repeats == 0) {
     CheckReduceDst(dst, 0, align, api, loc);
     return;
@@ -380,22 +392,28 @@ template <typename T>
 void BlockOrPairReduce(ReduceKind kind, bool pairs, const LocalTensor<T>& dst,
                        const LocalTensor<T>& src, int32_t repeat, bool is_set_mask,
                        const uint64_t* bit_mask, const uint64_t* cont_mask, int32_t dst_rep_stride,
-                       int32_t src_blk_stride, int32_t src_rep_stride, const SrcLoc& loc) {
+                       int32_t src_blk_stride, int32_t src_rep_stride, const SrcLoc& loc,
+                       const char* api_name = nullptr) {
   static_assert(kReduceType<T>, "BlockReduce*/PairReduceSum take half or float");
-  const char* api = pairs ? "PairReduceSum"
-                          : ReduceName(kind, "BlockReduceMax", "BlockReduceMin", "BlockReduceSum");
+  const char* api = api_name != nullptr ? api_name
+                    : pairs
+                        ? "PairReduceSum"
+                        : ReduceName(kind, "BlockReduceMax", "BlockReduceMin", "BlockReduceSum");
   CheckVecOperand(src, api, "src", loc);
   constexpr uint32_t kPer = 256 / sizeof(T);
   constexpr uint32_t kPerBlock = 32 / sizeof(T);
   const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPer, api, loc);
   const ReduceGeometry g = MakeGeometry(mask, kPer, sizeof(T), repeat, src_blk_stride,
                                         src_rep_stride, src.bytes(), 255, api, loc);
-  if (dst_rep_stride < 0) [[unlikely]] {
-    Fail(StatusCode::kInvalidArgument, api, loc, "dstRepStride ", dst_rep_stride, " is negative");
+  if (dst_rep_stride < 0 || dst_rep_stride > 65535) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, "dstRepStride ", dst_rep_stride,
+         " is outside [0, 65535]");
   }
   const uint32_t group = pairs ? 2 : kPerBlock;  // source elements per result
   const uint32_t results = kPer / group;
-  const uint64_t pitch = uint64_t{static_cast<uint32_t>(dst_rep_stride)} * (pairs ? 128 : 32);
+  // One repeat's output: 128 B of pair sums, or 8 block results (see Note [Reduce semantics]).
+  const uint64_t pitch =
+      uint64_t{static_cast<uint32_t>(dst_rep_stride)} * (pairs ? 128 : results * sizeof(T));
   if (g.repeats == 0) return;
   const uint64_t dst_end = (g.repeats - 1) * pitch + results * sizeof(T);
   CheckReduceDst(dst, dst_end / sizeof(T), pairs ? 32 : results * sizeof(T), api, loc);
@@ -560,5 +578,117 @@ AICORE_BLOCK_REDUCE(BlockReduceMin, detail::ReduceKind::kMin, false)
 AICORE_BLOCK_REDUCE(BlockReduceSum, detail::ReduceKind::kSum, false)
 AICORE_BLOCK_REDUCE(PairReduceSum, detail::ReduceKind::kSum, true)
 #undef AICORE_BLOCK_REDUCE
+
+// --- The newer names: ReduceRepeat, ReduceDataBlock, ReducePairElem (template reduceType). ---
+
+// Selects the reduction of ReduceRepeat, ReduceDataBlock and ReducePairElem.
+enum class ReduceType : uint8_t { SUM = 0, MAX, MIN };
+
+namespace detail {
+
+template <ReduceType type>
+constexpr ReduceKind KindOf() {
+  return type == ReduceType::SUM   ? ReduceKind::kSum
+         : type == ReduceType::MAX ? ReduceKind::kMax
+                                   : ReduceKind::kMin;
+}
+
+// T (dst) and U (src) must match on the chips aicore models (the A2/A3/310P rows of the docs).
+template <typename T, typename U>
+constexpr void CheckSameReduceTypes() {
+  static_assert(std::is_same_v<T, U>,
+                "ReduceRepeat/ReduceDataBlock/ReducePairElem: dst and src types must match");
+}
+
+}  // namespace detail
+
+// One result per repeat (sum, or max/min with the index inside the repeat laid out by `order`);
+// dstRepStride in the unit of Note [Reduce semantics].
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                  const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                  const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                  detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::CheckSameReduceTypes<T, U>();
+  detail::WholeReduce(detail::KindOf<reduceType>(), dst, src, isSetMask, mask, nullptr, repeatTime,
+                      dstRepStride, srcBlkStride, srcRepStride,
+                      reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order, loc,
+                      "ReduceRepeat");
+}
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                  const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                  const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                  detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::CheckSameReduceTypes<T, U>();
+  const uint64_t m = static_cast<uint64_t>(static_cast<int64_t>(mask));
+  detail::WholeReduce(detail::KindOf<reduceType>(), dst, src, isSetMask, nullptr, &m, repeatTime,
+                      dstRepStride, srcBlkStride, srcRepStride,
+                      reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order, loc,
+                      "ReduceRepeat");
+}
+
+// One result per 32-byte DataBlock (8 per repeat); dstRepStride in units of 8 * sizeof(T).
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                     const int32_t repeatTime, const int32_t dstRepStride,
+                     const int32_t srcBlkStride, const int32_t srcRepStride,
+                     detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::CheckSameReduceTypes<T, U>();
+  detail::BlockOrPairReduce(detail::KindOf<reduceType>(), false, dst, src, repeatTime, isSetMask,
+                            mask, nullptr, dstRepStride, srcBlkStride, srcRepStride, loc,
+                            "ReduceDataBlock");
+}
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                     const int32_t repeatTime, const int32_t dstRepStride,
+                     const int32_t srcBlkStride, const int32_t srcRepStride,
+                     detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::CheckSameReduceTypes<T, U>();
+  const uint64_t m = static_cast<uint64_t>(static_cast<int64_t>(mask));
+  detail::BlockOrPairReduce(detail::KindOf<reduceType>(), false, dst, src, repeatTime, isSetMask,
+                            nullptr, &m, dstRepStride, srcBlkStride, srcRepStride, loc,
+                            "ReduceDataBlock");
+}
+
+// Sums of adjacent (even, odd) pairs; only ReduceType::SUM is documented. dstRepStride in units
+// of 128 bytes.
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                    const int32_t repeatTime, const int32_t dstRepStride,
+                    const int32_t srcBlkStride, const int32_t srcRepStride,
+                    detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");
+  detail::CheckSameReduceTypes<T, U>();
+  detail::BlockOrPairReduce(detail::ReduceKind::kSum, true, dst, src, repeatTime, isSetMask, mask,
+                            nullptr, dstRepStride, srcBlkStride, srcRepStride, loc,
+                            "ReducePairElem");
+}
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                    const int32_t repeatTime, const int32_t dstRepStride,
+                    const int32_t srcBlkStride, const int32_t srcRepStride,
+                    detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only");
+  detail::CheckSameReduceTypes<T, U>();
+  const uint64_t m = static_cast<uint64_t>(static_cast<int64_t>(mask));
+  detail::BlockOrPairReduce(detail::ReduceKind::kSum, true, dst, src, repeatTime, isSetMask,
+                            nullptr, &m, dstRepStride, srcBlkStride, srcRepStride, loc,
+                            "ReducePairElem");
+}
+
+// The sum of each repeat's first `elemsInOneRepeat` elements (a continuous mask; no bit-mask
+// form). dstBlkStride is documented as having no effect; dstRepStride is in units of sizeof(T).
+template <typename T, bool isSetMask = true>
+void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                     const int32_t elemsInOneRepeat, const int32_t dstBlkStride,
+                     const int32_t srcBlkStride, const int32_t dstRepStride,
+                     const int32_t srcRepStride, detail::SrcLoc loc = detail::SrcLoc::current()) {
+  (void)dstBlkStride;
+  const uint64_t m = static_cast<uint64_t>(static_cast<int64_t>(elemsInOneRepeat));
+  detail::WholeReduce(detail::ReduceKind::kSum, dst, src, isSetMask, nullptr, &m, repeatTime,
+                      dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc,
+                      "RepeatReduceSum");
+}
 
 }  // namespace AscendC

@@ -46,6 +46,29 @@ void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
   }
 }
 
+// Fails unless `t` is a live tensor in UB starting on an `align`-byte boundary and holding at
+// least `bytes` bytes (for operands whose documented alignment is not 32 bytes).
+template <typename T>
+void CheckUbOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, const char* api,
+                    const char* role, const SrcLoc& loc) {
+  t.CheckLive(api, loc);
+  auto& core = Core();
+  const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
+  if (b != aicore::arch::Buffer::kUb) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " is a ",
+         aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
+         aicore::arch::BufferName(b), "; vector instructions read and write UB only");
+  }
+  if (reinterpret_cast<uintptr_t>(t.data()) % align != 0) [[unlikely]] {
+    Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
+         core.Locate(t.data(), 0).offset, ", not on a ", align, "-byte boundary");
+  }
+  if (bytes > t.bytes()) [[unlikely]] {
+    Fail(StatusCode::kOutOfRange, api, loc, role, " holds ", t.bytes(), " B but the call uses ",
+         bytes, " B");
+  }
+}
+
 template <typename T>
 void CheckSupported(VecOp op, const char* api, const SrcLoc& loc) {
   if (!aicore::kernel::engine::VecOpSupports(op, aicore::DTypeOf<T>())) [[unlikely]] {
@@ -59,6 +82,15 @@ aicore::sim::Instr VecInstr(aicore::sim::Core& core, const char* api, aicore::DT
                             const void* dst, uint64_t dst_bytes, const void* src0,
                             uint64_t src0_bytes, const void* src1, uint64_t src1_bytes,
                             uint64_t elements, uint32_t repeat, const SrcLoc& loc);
+
+// Returns `in` with [p, p + bytes) added as a further source (a no-op for a null p).
+inline aicore::sim::Instr WithSource(aicore::sim::Instr in, aicore::sim::Core& core, const void* p,
+                                     uint64_t bytes) {
+  if (p != nullptr && in.src_count < aicore::sim::Instr::kMaxSrc) {
+    in.src[in.src_count++] = core.Locate(p, bytes);
+  }
+  return in;
+}
 
 // Count form: op over the first `count` elements.
 template <typename T>

@@ -242,7 +242,8 @@ void CheckSelectCount() {
         }
         const auto got = Read(d, n);
         for (uint32_t i = 0; i < n; ++i) {
-          const bool pick0 = mode == SELMODE::VSEL_CMPMASK_SPR ? ref::BitAt(vr.data(), i % kPer)
+          // Mode 0 reuses selMask's first kPer bits every repeat (Note [Select modes]).
+          const bool pick0 = mode == SELMODE::VSEL_CMPMASK_SPR ? ref::BitAt(vs.data(), i % kPer)
                                                                : ref::BitAt(vs.data(), i);
           const T want = pick0 ? va[i] : (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE ? s : vb[i]);
           bad.Check(ref::SameValue(got[i], want),
@@ -315,7 +316,7 @@ void CheckSelectLevel0() {
         std::vector<T> want = vd;
         ref::Level0ForEach(m, kPer, c.repeat, [&](uint32_t r, uint32_t e) {
           const bool pick0 = mode == SELMODE::VSEL_CMPMASK_SPR
-                                 ? ref::BitAt(vr.data(), e)
+                                 ? ref::BitAt(vs.data(), e)
                                  : ref::BitAt(vs.data(), uint64_t{r} * kPer + e);
           const T x = va[ref::Level0Offset(o0, r, e) / sizeof(T)];
           const T y = mode == SELMODE::VSEL_TENSOR_SCALAR_MODE
@@ -352,6 +353,116 @@ void CheckSelectLevel0() {
 TEST(SelectLevel0, Half) { CheckSelectLevel0<half>(); }
 TEST(SelectLevel0, Float) { CheckSelectLevel0<float>(); }
 
+// Regression: mode 0 selected by the CMPMASK register and ignored selMask. The docs' mode-0
+// float sample: selMask's first 64 bits choose in every repeat, the rest of selMask is unused.
+TEST(SelectRegression, CmpMaskSprUsesSelMaskFirstRepeatBits) {
+  Status st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    constexpr int kN = 256;
+    auto a = ub.Get<float>(kN), b = ub.Get<float>(kN), d = ub.Get<float>(kN);
+    auto sel = ub.Get<uint8_t>(32), reg = ub.Get<uint8_t>(32);
+    for (int i = 0; i < kN; ++i) {
+      a.SetValue(i, static_cast<float>(i));
+      b.SetValue(i, static_cast<float>(-i));
+    }
+    const uint8_t bytes[8] = {60, 32, 10, 7, 42, 52, 38, 26};
+    for (int i = 0; i < 32; ++i) sel.SetValue(i, i < 8 ? bytes[i] : uint8_t{0xff});
+    for (int i = 0; i < 32; ++i) reg.SetValue(i, uint8_t{0});
+    AscendC::SetCmpMask(reg);  // a stale all-zero register must not matter
+    auto expect = [&](const char* form) {
+      for (int i = 0; i < kN; ++i) {
+        const bool pick0 = (bytes[(i % 64) / 8] >> (i % 8)) & 1;
+        EXPECT_EQ(d.GetValue(i), pick0 ? float(i) : float(-i)) << form << " i=" << i;
+      }
+    };
+    AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, kN);
+    expect("count");
+    AscendC::Duplicate(d, 0.0f, kN);
+    AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, uint64_t{64}, 4, BinaryRepeatParams{});
+    expect("continuous mask");
+    AscendC::Duplicate(d, 0.0f, kN);
+    const uint64_t mask[2] = {~0ull, 0};
+    AscendC::Select(d, sel, a, b, SELMODE::VSEL_CMPMASK_SPR, mask, 4, BinaryRepeatParams{});
+    expect("bit mask");
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// The register forms: SetCmpMask(selMask) for mode 0, SetCmpMask(scalar) for mode 1, and
+// SetCmpMask(address of selMask) for mode 2, each with the mask from SetVectorMask.
+TEST(SelectRegisterForms, AllModes) {
+  Status st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    constexpr int kN = 256;
+    auto a = ub.Get<float>(kN), b = ub.Get<float>(kN), d = ub.Get<float>(kN);
+    auto sel = ub.Get<uint8_t>(32);
+    auto reg = ub.Get<uint64_t>(4);
+    std::mt19937 rng(5);
+    std::vector<uint8_t> vs(32);
+    for (auto& x : vs) x = static_cast<uint8_t>(rng());
+    for (int i = 0; i < 32; ++i) sel.SetValue(i, vs[i]);
+    for (int i = 0; i < kN; ++i) {
+      a.SetValue(i, static_cast<float>(i));
+      b.SetValue(i, static_cast<float>(-i));
+    }
+    const BinaryRepeatParams p{};
+    for (SELMODE mode : {SELMODE::VSEL_CMPMASK_SPR, SELMODE::VSEL_TENSOR_SCALAR_MODE,
+                         SELMODE::VSEL_TENSOR_TENSOR_MODE}) {
+      AscendC::Duplicate(d, 7.0f, kN);
+      AscendC::SetVectorMask<float>(0, (1ull << 40) - 1);  // 40 of 64 elements per repeat
+      if (mode == SELMODE::VSEL_CMPMASK_SPR) {
+        AscendC::SetCmpMask(sel);
+        AscendC::Select<float, SELMODE::VSEL_CMPMASK_SPR>(d, a, b, 4, p);
+      } else if (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE) {
+        auto scalar = reg.ReinterpretCast<float>();
+        scalar.SetValue(0, 2.5f);
+        AscendC::SetCmpMask(scalar);
+        AscendC::Select<float, SELMODE::VSEL_TENSOR_SCALAR_MODE>(d, sel, a, 4, p);
+      } else {
+        reg.SetValue(0, sel.GetPhyAddr());
+        AscendC::SetCmpMask(reg);
+        AscendC::Select<float, SELMODE::VSEL_TENSOR_TENSOR_MODE>(d, a, b, 4, p);
+      }
+      AscendC::ResetMask();
+      for (int i = 0; i < kN; ++i) {
+        const int e = i % 64;
+        float want = 7.0f;
+        if (e < 40) {
+          const int bit = mode == SELMODE::VSEL_CMPMASK_SPR ? e : i;
+          const bool pick0 = ref::BitAt(vs.data(), bit);
+          want = pick0 ? float(i) : (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE ? 2.5f : float(-i));
+        }
+        EXPECT_EQ(d.GetValue(i), want) << "mode " << int(mode) << " i=" << i;
+      }
+    }
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// SetCmpMask takes a 16-byte-aligned tensor (its docs), not only 32-byte-aligned ones.
+TEST(CmpMask, SetCmpMaskTakesSixteenByteAlignment) {
+  Status st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    auto buf = ub.Get<uint8_t>(64), out = ub.Get<uint8_t>(32);
+    for (int i = 0; i < 64; ++i) buf.SetValue(i, static_cast<uint8_t>(i));
+    AscendC::SetCmpMask(buf[16]);
+    AscendC::GetCmpMask(out);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(out.GetValue(i), 16 + i) << i;
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  st = RunVectorKernel([] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    auto buf = ub.Get<uint8_t>(64);
+    AscendC::SetCmpMask(buf[8]);
+  });
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("not on a 16-byte boundary"));
+}
+
 // Compare into the CMPMASK register, read it back, and select with it.
 TEST(CmpMask, CompareToRegisterThenSelect) {
   Status st = RunVectorKernel([] {
@@ -375,6 +486,51 @@ TEST(CmpMask, CompareToRegisterThenSelect) {
   });
   ASSERT_TRUE(st.ok()) << st.ToString();
 }
+
+// ---- Compares (compare with a scalar, the newer name) ----
+
+template <typename T>
+void CheckCompares() {
+  constexpr uint32_t kPer = 256 / sizeof(T);
+  std::mt19937 rng(31);
+  Mismatches bad;
+  Status st = RunVectorKernel([&] {
+    AscendC::TPipe pipe;
+    UbArena ub(pipe);
+    for (uint32_t n : {kPer, 3 * kPer, 33 * kPer}) {
+      for (CMPMODE mode : kModes) {
+        if (std::is_same_v<T, int32_t> && mode != CMPMODE::EQ) continue;
+        ub.Reset();
+        auto a = ub.Get<T>(n);
+        auto bits = ub.Get<uint8_t>(n / 8), bits0 = ub.Get<uint8_t>(n / 8);
+        auto va = CompareData<T>(n, rng, nullptr);
+        const T s = va[n / 2];  // a value present in the data, so EQ hits
+        Fill(a, va);
+        AscendC::Compares(bits, a, s, mode, n);
+        // Level-0: the docs call the mask reserved on A2, so every element is compared.
+        const uint64_t mask[2] = {0x5ull, 0};
+        AscendC::Compares(bits0, a, s, mode, mask, static_cast<uint8_t>(n / kPer),
+                          UnaryRepeatParams{});
+        const auto got = Read(bits, n / 8), got0 = Read(bits0, n / 8);
+        for (uint32_t i = 0; i < n; ++i) {
+          const bool want = ref::CompareOne(va[i], s, static_cast<int>(mode));
+          bad.Check(ref::BitAt(got.data(), i) == want,
+                    "count n=" + std::to_string(n) + " i=" + std::to_string(i),
+                    int(ref::BitAt(got.data(), i)), int(want));
+          bad.Check(ref::BitAt(got0.data(), i) == want,
+                    "level-0 n=" + std::to_string(n) + " i=" + std::to_string(i),
+                    int(ref::BitAt(got0.data(), i)), int(want));
+        }
+      }
+    }
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  bad.Expect(std::string("Compares on ") + DTypeName(DTypeOf<T>()));
+}
+
+TEST(Compares, Half) { CheckCompares<half>(); }
+TEST(Compares, Float) { CheckCompares<float>(); }
+TEST(Compares, Int32EqOnly) { CheckCompares<int32_t>(); }
 
 TEST(CompareErrors, Messages) {
   auto expect_error = [](const std::function<void(UbArena&)>& body, const std::string& text) {
@@ -427,7 +583,23 @@ TEST(CompareErrors, Messages) {
         auto sel = ub.Get<uint8_t>(32);
         AscendC::Select(a, sel, a, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, 1024);
       },
-      "selMask 32 B (128 B needed)");
+      "selMask holds 32 B but the selection reads 128 B");
+  expect_error(
+      [](UbArena& ub) {
+        auto a = ub.Get<int32_t>(64);
+        auto bits = ub.Get<uint8_t>(32);
+        AscendC::Compares(bits, a, 3, CMPMODE::LT, 64);
+      },
+      "Compares: int32_t supports CMPMODE::EQ only, got LT");
+  expect_error(
+      [](UbArena& ub) {
+        auto a = ub.Get<float>(64), d = ub.Get<float>(64);
+        auto reg = ub.Get<uint64_t>(4);
+        reg.SetValue(0, uint64_t{17});
+        AscendC::SetCmpMask(reg);
+        AscendC::Select<float, SELMODE::VSEL_TENSOR_TENSOR_MODE>(d, a, a, 1, BinaryRepeatParams{});
+      },
+      "the CMPMASK register holds 17, which is not a 32-byte-aligned UB address");
   expect_error(
       [](UbArena& ub) {
         auto a = ub.Get<half>(512);

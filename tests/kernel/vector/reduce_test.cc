@@ -197,9 +197,16 @@ TYPED_TEST(ReduceTest, WholeReduceMatchesReference) {
       auto dmax = ub.Load(std::vector<T>(dst_n, static_cast<T>(0.0f)));
       auto dmin = ub.Load(std::vector<T>(dst_n, static_cast<T>(0.0f)));
       auto dsum = ub.Load(std::vector<T>(dst_n, static_cast<T>(0.0f)));
-      AscendC::WholeReduceMax(dmax, src, mask, repeat, dst_rep, blk, rep, order);
-      AscendC::WholeReduceMin(dmin, src, mask, repeat, dst_rep, blk, rep, order);
-      AscendC::WholeReduceSum(dsum, src, mask, repeat, dst_rep, blk, rep);
+      using AscendC::ReduceType;
+      if (trial % 2 == 0) {
+        AscendC::WholeReduceMax(dmax, src, mask, repeat, dst_rep, blk, rep, order);
+        AscendC::WholeReduceMin(dmin, src, mask, repeat, dst_rep, blk, rep, order);
+        AscendC::WholeReduceSum(dsum, src, mask, repeat, dst_rep, blk, rep);
+      } else {  // the newer name, same instruction
+        AscendC::ReduceRepeat<ReduceType::MAX>(dmax, src, mask, repeat, dst_rep, blk, rep, order);
+        AscendC::ReduceRepeat<ReduceType::MIN>(dmin, src, mask, repeat, dst_rep, blk, rep, order);
+        AscendC::ReduceRepeat<ReduceType::SUM>(dsum, src, mask, repeat, dst_rep, blk, rep);
+      }
       got_max = FromTensor(dmax, dst_n);
       got_min = FromTensor(dmin, dst_n);
       got_sum = FromTensor(dsum, dst_n);
@@ -273,10 +280,18 @@ TYPED_TEST(ReduceTest, BlockAndPairReduceMatchReference) {
       auto dmin = ub.Load(std::vector<T>(dst_n, sentinel));
       auto dsum = ub.Load(std::vector<T>(dst_n, sentinel));
       auto dpair = ub.Load(std::vector<T>(dst_n, sentinel));
-      AscendC::BlockReduceMax(dmax, src, repeat, mask, dst_rep, blk, rep);
-      AscendC::BlockReduceMin(dmin, src, repeat, mask, dst_rep, blk, rep);
-      AscendC::BlockReduceSum(dsum, src, repeat, mask, dst_rep, blk, rep);
-      AscendC::PairReduceSum(dpair, src, repeat, mask, dst_rep, blk, rep);
+      using AscendC::ReduceType;
+      if (trial % 2 == 0) {
+        AscendC::BlockReduceMax(dmax, src, repeat, mask, dst_rep, blk, rep);
+        AscendC::BlockReduceMin(dmin, src, repeat, mask, dst_rep, blk, rep);
+        AscendC::BlockReduceSum(dsum, src, repeat, mask, dst_rep, blk, rep);
+        AscendC::PairReduceSum(dpair, src, repeat, mask, dst_rep, blk, rep);
+      } else {  // the newer names, same instructions
+        AscendC::ReduceDataBlock<ReduceType::MAX>(dmax, src, mask, repeat, dst_rep, blk, rep);
+        AscendC::ReduceDataBlock<ReduceType::MIN>(dmin, src, mask, repeat, dst_rep, blk, rep);
+        AscendC::ReduceDataBlock<ReduceType::SUM>(dsum, src, mask, repeat, dst_rep, blk, rep);
+        AscendC::ReducePairElem<ReduceType::SUM>(dpair, src, mask, repeat, dst_rep, blk, rep);
+      }
       bmax = FromTensor(dmax, dst_n);
       bmin = FromTensor(dmin, dst_n);
       bsum = FromTensor(dsum, dst_n);
@@ -292,7 +307,8 @@ TYPED_TEST(ReduceTest, BlockAndPairReduceMatchReference) {
             vals.push_back(xf[aicore::ref::Level0Index(r, e, sizeof(T), blk, rep)]);
           }
         }
-        const size_t at = r * dst_rep * 32 / sizeof(T) + b;
+        // dstRepStride counts one repeat's output: 8 results (16 B half, 32 B float).
+        const size_t at = r * dst_rep * 8 + b;
         if (vals.empty()) {
           EXPECT_EQ(static_cast<float>(bmax[at]), -77.0f);
           continue;
@@ -343,6 +359,52 @@ TYPED_TEST(ReduceTest, CounterModeWholeReduceSum) {
     const double s = aicore::ref::Sum(part, part.size());
     EXPECT_NEAR(static_cast<float>(got[r]), s, SumTolerance<T>(s, aicore::ref::AbsSum(part)));
   }
+}
+
+// Regression: BlockReduceSum/ReduceDataBlock on half placed repeat r at r * dstRepStride * 32 B;
+// the docs' unit is one repeat's output, 16 B for half. dstRepStride 1 packs the results densely.
+TEST(ReduceRegression, DataBlockDstRepStrideIsOneRepeatOfOutput) {
+  std::vector<aicore::half> x(128 * 3);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<aicore::half>(float(i / 16));
+  std::vector<aicore::half> got_old, got_new;
+  auto st = RunOnUb([&](UbArena& ub) {
+    auto src = ub.Load(x);
+    auto d_old = ub.Load(std::vector<aicore::half>(48, static_cast<aicore::half>(-1.0f)));
+    auto d_new = ub.Load(std::vector<aicore::half>(48, static_cast<aicore::half>(-1.0f)));
+    AscendC::BlockReduceMax(d_old, src, 3, 128, 1, 1, 8);
+    AscendC::ReduceDataBlock<AscendC::ReduceType::MAX>(d_new, src, 128, 3, 2, 1, 8);
+    got_old = FromTensor(d_old, 48);
+    got_new = FromTensor(d_new, 48);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(static_cast<float>(got_old[i]), float(i)) << i;
+  EXPECT_EQ(static_cast<float>(got_old[24]), -1.0f);
+  for (int r = 0; r < 3; ++r) {  // dstRepStride 2: 8 results, then a gap of 8
+    for (int b = 0; b < 8; ++b) {
+      EXPECT_EQ(static_cast<float>(got_new[r * 16 + b]), float(r * 8 + b));
+      EXPECT_EQ(static_cast<float>(got_new[r * 16 + 8 + b]), -1.0f);
+    }
+  }
+}
+
+// ReduceRepeat's dst alignment follows its table: a half value-only result is 2-byte aligned.
+TEST(ReduceRegression, ReduceRepeatHalfValueOnlyTakesTwoByteAlignedDst) {
+  std::vector<aicore::half> x(256, static_cast<aicore::half>(1.0f));
+  x[200] = static_cast<aicore::half>(5.0f);
+  std::vector<aicore::half> got;
+  auto st = RunOnUb([&](UbArena& ub) {
+    auto src = ub.Load(x);
+    auto dst = ub.Load(std::vector<aicore::half>(16, static_cast<aicore::half>(0.0f)));
+    AscendC::ReduceRepeat<AscendC::ReduceType::MAX>(dst[1], src, 128, 2, 1, 1, 8,
+                                                    AscendC::ReduceOrder::ORDER_ONLY_VALUE);
+    AscendC::RepeatReduceSum(dst[4], src, 2, 128, 0, 1, 1, 8);
+    got = FromTensor(dst, 16);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(static_cast<float>(got[1]), 1.0f);
+  EXPECT_EQ(static_cast<float>(got[2]), 5.0f);
+  EXPECT_EQ(static_cast<float>(got[4]), 128.0f);
+  EXPECT_EQ(static_cast<float>(got[5]), 132.0f);  // 127 ones and a 5
 }
 
 // --- error cases ---
