@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "aicore/arch/presets_data.h"
+#include "aicore/core/env.h"
 
 namespace aicore::arch {
 
@@ -140,8 +141,8 @@ Chip LoadChip(std::string_view name_or_path) {
 
 const Chip& DefaultChip() {
   static const Chip chip = [] {
-    const char* env = std::getenv("AICORE_CHIP");
-    return LoadChip(env && *env ? env : "ascend910b1");
+    const auto env = env::Get("AICORE_CHIP");
+    return LoadChip(env ? *env : "ascend910b1");
   }();
   return chip;
 }

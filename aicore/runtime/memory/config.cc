@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "aicore/core/env.h"
+
 namespace aicore::memory {
 namespace {
 
@@ -207,9 +209,9 @@ Status ParseAllocatorConfig(std::string_view text, AllocatorConfig* config) {
 
 AllocatorConfig AllocatorConfigFromEnv() {
   AllocatorConfig config;
-  const char* text = std::getenv("AICORE_ALLOC_CONF");
-  if (text == nullptr) return config;
-  Status status = ParseAllocatorConfig(text, &config);
+  const auto text = env::Get("AICORE_ALLOC_CONF");
+  if (!text) return config;
+  Status status = ParseAllocatorConfig(*text, &config);
   if (!status.ok()) throw Error(status);
   return config;
 }
