@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -93,10 +94,18 @@ bool ReturnToSlab(void* p, size_t bytes) {
 
 }  // namespace
 
+namespace {
+std::atomic<int64_t> g_budget{-1};
+}  // namespace
+
 int64_t MappingBudget() {
+  const int64_t b = g_budget.load(std::memory_order_relaxed);
+  if (b >= 0) return b;
   static const int64_t budget = ReadMaxMapCount() / 2;
   return budget;
 }
+
+void SetMappingBudget(int64_t vmas) { g_budget.store(vmas < 0 ? -1 : vmas); }
 
 int64_t MappingsInUse() {
   return g_vmas;  // read without the lock: a report figure only

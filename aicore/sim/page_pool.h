@@ -33,8 +33,11 @@ StackMapping AcquireStack(size_t bytes);
 // Returns a stack from AcquireStack.
 void ReleaseStack(const StackMapping& stack);
 
-// Returns the mapping count the budget allows this process (half of vm.max_map_count).
+// Returns the mapping count the pool may hold (default: half of vm.max_map_count).
 int64_t MappingBudget();
+// Sets the mapping budget (a negative value restores the default); for tests and for embedders
+// that map much themselves. Items already handed out are unaffected.
+void SetMappingBudget(int64_t vmas);
 // Returns the mappings currently held by the pool (live and cached), as the kernel counts them.
 int64_t MappingsInUse();
 

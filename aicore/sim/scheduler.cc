@@ -52,6 +52,7 @@ struct BlockState {
   std::function<bool(LaunchShared&)> ready;
   std::function<std::string(LaunchShared&)> describe;
   std::function<bool(LaunchShared&)> hold;  // see BlockUntil
+  uint64_t checked_epoch = ~0ull;  // `ready` was false at this epoch
   bool cancelled = false;
 };
 
@@ -223,6 +224,19 @@ void RunBlockBody(Launch& L, BlockState& b) {
   }
 }
 
+Status StartFailure(Launch& L, const CoreIdentity& id, const std::string& why) {
+  int64_t live = 0;
+  {
+    std::lock_guard<std::mutex> lk(L.mu);
+    live = static_cast<int64_t>(L.blocked.size());
+  }
+  return Status(StatusCode::kResourceExhausted,
+                StrCat("launch of ", L.spec->kernel_name, " (blockDim ", L.spec->block_dim,
+                       "): cannot start ", CoreTypeName(id.type), " ", id.block_idx, " with ", live,
+                       " blocks waiting (each holds a ", L.stack_kib,
+                       " KiB stack and its local memory): ", why));
+}
+
 // Creates block `id`'s core and fiber, or returns why it cannot (ResourceExhausted).
 Status StartBlock(Launch& L, const CoreIdentity& id, std::unique_ptr<BlockState>* out) {
   const size_t stack_bytes = L.stack_kib << 10;
@@ -237,17 +251,10 @@ Status StartBlock(Launch& L, const CoreIdentity& id, std::unique_ptr<BlockState>
                id.type == CoreType::kAic && L.chip->split() ? " (AIC)" : ""));
     *out = std::move(b);
     return Status::Ok();
+  } catch (const Error& e) {
+    return StartFailure(L, id, e.status().message());
   } catch (const std::exception& e) {
-    int64_t live = 0;
-    {
-      std::lock_guard<std::mutex> lk(L.mu);
-      live = static_cast<int64_t>(L.blocked.size());
-    }
-    return Status(StatusCode::kResourceExhausted,
-                  StrCat("launch of ", L.spec->kernel_name, " (blockDim ", L.spec->block_dim,
-                         "): cannot start ", CoreTypeName(id.type), " ", id.block_idx, " with ",
-                         live, " blocks waiting (each holds a ", L.stack_kib,
-                         " KiB stack and its local memory): ", e.what()));
+    return StartFailure(L, id, e.what());
   }
 }
 
@@ -263,22 +270,38 @@ std::string DeadlockReport(Launch& L) {
 
 void Worker(Launch& L, int /*worker_index*/) {
   std::vector<BlockState*> mine;  // blocked fibers started by this worker
+  // Predicates only change with the epoch, so each blocked fiber is checked once per epoch: a scan
+  // resumes where the last one stopped until the epoch moves (65535 blocks waiting in SyncAll
+  // would otherwise cost a full rescan per started block).
+  uint64_t scan_epoch = ~0ull;
+  size_t scan_pos = 0;
   for (;;) {
     BlockState* run = nullptr;
     std::unique_ptr<BlockState> fresh;
     {
       std::unique_lock<std::mutex> lk(L.mu);
       for (;;) {
-        for (auto it = mine.begin(); it != mine.end(); ++it) {
-          BlockState* b = *it;
+        if (L.epoch != scan_epoch) {
+          scan_epoch = L.epoch;
+          scan_pos = 0;
+        }
+        while (scan_pos < mine.size()) {
+          BlockState* b = mine[scan_pos];
+          if (b->checked_epoch == L.epoch) {
+            ++scan_pos;
+            continue;
+          }
           const bool cancel = L.aborting && !(b->hold && b->hold(L.shared));
           if (cancel || b->ready(L.shared)) {
             b->cancelled = L.aborting && !b->ready(L.shared);
             run = b;
-            mine.erase(it);
+            mine[scan_pos] = mine.back();
+            mine.pop_back();
             L.blocked.erase(b);
             break;
           }
+          b->checked_epoch = L.epoch;
+          ++scan_pos;
         }
         if (run != nullptr) break;
         if (!L.aborting && L.next_task < L.tasks.size()) {
@@ -465,6 +488,7 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
   {
     std::lock_guard<std::mutex> lk(L->mu);
     if (ready(L->shared)) return;
+    b->checked_epoch = L->epoch;
     b->ready = ready;
     b->describe = describe;
     b->hold = hold;
