@@ -76,9 +76,10 @@ int64_t Int(const char* name, int64_t fallback, int64_t min, int64_t max) {
   }
   uint64_t magnitude = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), magnitude, base);
-  const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  const std::string range =
+      "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
-    Warn(name, *v, "not an integer (accepted: an integer in " + range + "); using the default " +
+    Warn(name, *v, "not an integer (accepted: " + range + "); using the default " +
                        std::to_string(fallback));
     return fallback;
   }

@@ -111,7 +111,8 @@ TEST(LimitsTest, AicoreThreadsAboveTheMaximumIsClampedWithAWarning) {
         std::_Exit(WorkerThreads() == 1024 ? 0 : 1);
       },
       ::testing::ExitedWithCode(0),
-      "\\[aicore warn\\] AICORE_THREADS=100000: above the maximum 1024 \\(accepted: \\[1, 1024\\]\\); "
+      "\\[aicore warn\\] AICORE_THREADS=100000: above the maximum 1024 \\(accepted: an integer in "
+      "\\[1, 1024\\]\\); "
       "clamped to 1024");
 }
 
