@@ -31,7 +31,7 @@ class Schema {
                            std::string_view allowed) const {
     std::string shown = "missing";
     if (value != nullptr) {
-      shown = value->dump();
+      shown = value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
     }
     Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",

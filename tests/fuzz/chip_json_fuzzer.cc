@@ -84,7 +84,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // An earlier edit made a parent a non-object: the harness skips this edit.
       }
     }
-    text = j.dump();
+    // Random strings may not be UTF-8; replace such bytes as a file on disk would not have them.
+    text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   try {
     CheckChip(aicore::arch::ParseChip(text, "fuzz.json"));
