@@ -61,8 +61,14 @@ std::optional<std::string> Get(const char* name) {
 }
 
 int64_t Int(const char* name, int64_t fallback, int64_t min, int64_t max) {
+  return IntOr(name, min, max, std::to_string(fallback)).value_or(fallback);
+}
+
+std::optional<int64_t> IntOr(const char* name, int64_t min, int64_t max,
+                             std::string_view default_text) {
   const auto v = Get(name);
-  if (!v) return fallback;
+  if (!v) return std::nullopt;
+  const std::string fallback(default_text);
   std::string_view s = *v;
   int base = 10;
   bool negative = false;
@@ -79,9 +85,8 @@ int64_t Int(const char* name, int64_t fallback, int64_t min, int64_t max) {
   const std::string range =
       "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
-    Warn(name, *v, "not an integer (accepted: " + range + "); using the default " +
-                       std::to_string(fallback));
-    return fallback;
+    Warn(name, *v, "not an integer (accepted: " + range + "); using the default " + fallback);
+    return std::nullopt;
   }
   const bool huge = ec == std::errc::result_out_of_range || magnitude > uint64_t{INT64_MAX};
   if (!negative && (huge || static_cast<int64_t>(magnitude) > max)) {
@@ -93,8 +98,8 @@ int64_t Int(const char* name, int64_t fallback, int64_t min, int64_t max) {
                                  : static_cast<int64_t>(magnitude);
   if (value < min) {
     Warn(name, *v, "below the minimum " + std::to_string(min) + " (accepted: " + range +
-                       "); using the default " + std::to_string(fallback));
-    return fallback;
+                       "); using the default " + fallback);
+    return std::nullopt;
   }
   return value;
 }

@@ -21,6 +21,10 @@ std::optional<std::string> Get(const char* name);
 // above `max` is clamped to `max` with a warning; a value below `min` or not an integer warns and
 // gives `fallback`. Requires min <= fallback <= max.
 int64_t Int(const char* name, int64_t fallback, int64_t min, int64_t max);
+// As Int, but returns nullopt where Int returns its fallback; `default_text` describes the default
+// in the warning ("a quarter of RAM").
+std::optional<int64_t> IntOr(const char* name, int64_t min, int64_t max,
+                             std::string_view default_text);
 
 // Returns the value of `name` when it is one of `choices` (exact, case-sensitive), or `fallback`
 // when unset; any other value warns (listing the choices) and gives `fallback`.

@@ -4,10 +4,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "aicore/core/env.h"
+#include "aicore/core/status.h"
 
 namespace aicore::memory {
 namespace {
@@ -24,11 +24,9 @@ size_t DefaultDeviceCapacity() {
   if (pages > 0 && page_size > 0) {
     fallback = static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4;  // RAM / 4
   }
-  const int64_t fallback_mb = std::clamp<int64_t>(static_cast<int64_t>(fallback >> 20), 1,
-                                                  kMaxDeviceMemoryMb);
-  return static_cast<size_t>(env::Int("AICORE_DEVICE_MEMORY_MB", fallback_mb, 1,
-                                      kMaxDeviceMemoryMb))
-         << 20;
+  const auto mb = env::IntOr("AICORE_DEVICE_MEMORY_MB", 1, kMaxDeviceMemoryMb,
+                             StrCat(fallback >> 20, " (a quarter of RAM)"));
+  return mb ? static_cast<size_t>(*mb) << 20 : fallback;
 }
 
 DeviceMemory::DeviceMemory(int device, size_t capacity, bool prefault)
