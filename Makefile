@@ -31,13 +31,21 @@ bench: deps
 	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc bench_matmul
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
 
-# The caching allocator's libFuzzer target, built with Debian's clang-16, run for FUZZ_SECONDS.
+# The libFuzzer targets (the caching allocator, chip descriptions, AICORE_ALLOC_CONF, level-0
+# vector parameters), built with Debian's clang-16, each run for FUZZ_SECONDS one after another;
+# each keeps its corpus in $(BUILD)/fuzz-corpus/NAME (the chip fuzzer starts from the presets).
 FUZZ_SECONDS ?= 60
+FUZZERS := runtime/memory/alloc_fuzzer fuzz/chip_json_fuzzer fuzz/alloc_conf_fuzzer fuzz/level0_fuzzer
 fuzz:
 	@bash scripts/install-deps.sh --fuzz
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build $(BUILD) --target runtime_memory_alloc_fuzzer
-	$(BUILD)/tests/runtime/memory/alloc_fuzzer -max_total_time=$(FUZZ_SECONDS)
+	cmake --build $(BUILD) --target runtime_memory_alloc_fuzzer fuzz_chip_json fuzz_alloc_conf fuzz_level0
+	mkdir -p $(BUILD)/fuzz-corpus/chip_json_fuzzer && cp aicore/arch/presets/*.json $(BUILD)/fuzz-corpus/chip_json_fuzzer/
+	@set -e; for f in $(FUZZERS); do \
+	  name=$$(basename $$f); mkdir -p $(BUILD)/fuzz-corpus/$$name; \
+	  echo "== $$name for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/tests/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz-corpus/$$name; \
+	done
 
 asan: deps
 	cmake --preset asan-ubsan && cmake --build --preset asan-ubsan -j $(JOBS)

@@ -1,11 +1,12 @@
 // Chip preset parsing and lookup.
 #include "aicore/arch/chip.h"
 
-#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "aicore/arch/presets_data.h"
+#include "aicore/core/env.h"
 
 namespace aicore::arch {
 
@@ -16,27 +17,123 @@ constexpr const char* kPositionNames[kPositionCount] = {
     "GM", "A1", "A2", "B1", "B2", "C1", "C2", "CO1", "CO2", "VECIN", "VECOUT", "VECCALC", "SPM",
     "TSCM", "C2PIPE2GM", "C2PIPE2LOCAL"};
 
-Buffer BufferFromName(const std::string& s, std::string_view origin) {
-  for (int i = 0; i < kBufferCount; ++i) {
-    if (s == kBufferNames[i]) return static_cast<Buffer>(i);
+// Note [Chip schema]
+// A chip description is checked field by field before any is used, so a bad file is reported as
+// "chip description <file>: <json.path> is <value>; allowed: <what>" and never reaches a kernel
+// (where align 0 would divide by zero and event_ids above 32 would overflow the per-pipe flag
+// words). Unknown fields are errors too: a misspelt optional field would otherwise be ignored.
+// Every object may carry free-text "source" fields (and "*_source" in pipes) citing its figures.
+class Schema {
+ public:
+  explicit Schema(std::string_view origin) : origin_(origin) {}
+
+  [[noreturn]] void Reject(const std::string& path, const nlohmann::json* value,
+                           std::string_view allowed) const {
+    std::string shown = "missing";
+    if (value != nullptr) {
+      shown = value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (shown.size() > 60) shown = shown.substr(0, 57) + "...";
+    }
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
+         origin_, ": ", path, " is ", shown, "; allowed: ", allowed);
   }
-  Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ", origin,
-       ": unknown buffer '", s, "' (allowed: GM, UB, L1, L0A, L0B, L0C, BT, FB)");
+
+  const nlohmann::json* Find(const nlohmann::json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  const nlohmann::json& Object(const nlohmann::json& obj, const std::string& path,
+                               const char* key, bool required) const {
+    static const nlohmann::json kEmpty = nlohmann::json::object();
+    const nlohmann::json* v = Find(obj, key);
+    if (v == nullptr && !required) return kEmpty;
+    if (v == nullptr || !v->is_object()) Reject(Join(path, key), v, "an object");
+    return *v;
+  }
+
+  std::string String(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const nlohmann::json* v = Find(obj, key);
+    if (v == nullptr || !v->is_string() || v->get_ref<const std::string&>().empty()) {
+      Reject(Join(path, key), v, "a non-empty string");
+    }
+    return v->get<std::string>();
+  }
+
+  // An integer in [lo, hi]; when `pow2`, also a power of two. `fallback` when absent, if given.
+  int64_t Int(const nlohmann::json& obj, const std::string& path, const char* key, int64_t lo,
+              int64_t hi, bool pow2 = false, std::optional<int64_t> fallback = {}) const {
+    const nlohmann::json* v = Find(obj, key);
+    if (v == nullptr && fallback) return *fallback;
+    const std::string allowed = StrCat(pow2 ? "a power of two" : "an integer", " in [", lo, ", ",
+                                       hi, "]");
+    if (v == nullptr || !v->is_number_integer()) Reject(Join(path, key), v, allowed);
+    if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(hi)) {
+      Reject(Join(path, key), v, allowed);
+    }
+    const int64_t n = v->get<int64_t>();
+    if (n < lo || n > hi || (pow2 && (n <= 0 || (n & (n - 1)) != 0))) {
+      Reject(Join(path, key), v, allowed);
+    }
+    return n;
+  }
+
+  // A finite number in (lo, hi] (`open_lo`) or [lo, hi]; `fallback` when absent, if given.
+  double Number(const nlohmann::json& obj, const std::string& path, const char* key, double lo,
+                double hi, bool open_lo, std::optional<double> fallback = {}) const {
+    const nlohmann::json* v = Find(obj, key);
+    if (v == nullptr && fallback) return *fallback;
+    const std::string allowed = StrCat("a number in ", open_lo ? "(" : "[", lo, ", ", hi, "]");
+    if (v == nullptr || !v->is_number()) Reject(Join(path, key), v, allowed);
+    const double d = v->get<double>();
+    if (!(open_lo ? d > lo : d >= lo) || !(d <= hi)) Reject(Join(path, key), v, allowed);
+    return d;
+  }
+
+  // Rejects members of `obj` other than `keys` and free-text sources.
+  void OnlyKeys(const nlohmann::json& obj, const std::string& path,
+                std::initializer_list<const char*> keys) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      bool known = IsSource(it.key());
+      for (const char* k : keys) known = known || it.key() == k;
+      if (known) continue;
+      std::string list;
+      for (const char* k : keys) list += StrCat(list.empty() ? "" : ", ", k);
+      Reject(Join(path, it.key().c_str()), &it.value(), StrCat("no such field (known: ", list,
+                                                               ", source)"));
+    }
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (IsSource(it.key()) && !it.value().is_string()) {
+        Reject(Join(path, it.key().c_str()), &it.value(), "a string (a citation)");
+      }
+    }
+  }
+
+  static std::string Join(const std::string& path, const char* key) {
+    return path.empty() ? std::string(key) : StrCat(path, ".", key);
+  }
+  static bool IsSource(const std::string& key) {
+    return key == "source" || (key.size() > 7 && key.substr(key.size() - 7) == "_source");
+  }
+
+ private:
+  std::string_view origin_;
+};
+
+int BufferIndex(const std::string& s) {
+  for (int i = 0; i < kBufferCount; ++i) {
+    if (s == kBufferNames[i]) return i;
+  }
+  return -1;
 }
 
-template <typename T>
-T Required(const nlohmann::json& j, const char* key, std::string_view origin) {
-  if (!j.contains(key)) {
-    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
-         origin, ": missing field '", key, "'");
-  }
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
-         origin, ": field '", key, "' has the wrong type: ", e.what());
-  }
-}
+// Buffers every chip must describe: the vector unit's UB and the cube unit's L1 and L0s.
+constexpr Buffer kRequiredBuffers[] = {Buffer::kUb, Buffer::kL1, Buffer::kL0A, Buffer::kL0B,
+                                       Buffer::kL0C};
+constexpr int64_t kMaxBufferBytes = int64_t{1} << 30;  // local memories are KiB to a few MiB
+constexpr int64_t kMaxAlign = 4096;  // a core's arena aligns every buffer to 4 KiB (sim/core.cc)
+// SetFlag/WaitFlag and AllocEventID keep one 32-bit word of flags per event kind (sim/core.h).
+constexpr int64_t kMaxEventIds = 32;
 
 }  // namespace
 
@@ -58,54 +155,79 @@ Chip ParseChip(std::string_view json_text, std::string_view origin) {
     Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
          origin, " is not valid JSON: ", e.what());
   }
+  const Schema S(origin);
+  if (!j.is_object()) S.Reject("the top level", &j, "an object");
+  S.OnlyKeys(j, "", {"name", "soc_version", "npu_arch", "core_mode", "aic_count", "aiv_count",
+                     "clock_mhz", "event_ids", "buffers", "positions", "memory", "pipes"});
   Chip c;
   c.raw = j;
-  c.name = Required<std::string>(j, "name", origin);
-  c.soc_version = Required<std::string>(j, "soc_version", origin);
-  c.npu_arch = Required<int>(j, "npu_arch", origin);
-  std::string mode = Required<std::string>(j, "core_mode", origin);
-  if (mode != "split" && mode != "coupled") {
-    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
-         origin, ": core_mode is '", mode, "' (allowed: split, coupled)");
-  }
+  c.name = S.String(j, "", "name");
+  c.soc_version = S.String(j, "", "soc_version");
+  c.npu_arch = static_cast<int>(S.Int(j, "", "npu_arch", 100, 9999));
+  const std::string mode = S.String(j, "", "core_mode");
+  if (mode != "split" && mode != "coupled") S.Reject("core_mode", S.Find(j, "core_mode"), "split, coupled");
   c.core_mode = mode == "split" ? CoreMode::kSplit : CoreMode::kCoupled;
-  c.aic_count = Required<int>(j, "aic_count", origin);
-  c.aiv_count = Required<int>(j, "aiv_count", origin);
-  c.clock_mhz = Required<double>(j, "clock_mhz", origin);
-  c.event_ids = j.value("event_ids", 8);
-  if (c.aic_count <= 0 || (c.split() && c.aiv_count <= 0)) {
-    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
-         origin, ": core counts aic_count=", c.aic_count, " aiv_count=", c.aiv_count,
-         " (need aic_count > 0, and aiv_count > 0 on split chips)");
-  }
-  const auto& bufs = Required<nlohmann::json>(j, "buffers", origin);
+  c.aic_count = static_cast<int>(S.Int(j, "", "aic_count", 1, 65535));
+  c.aiv_count = c.split() ? static_cast<int>(S.Int(j, "", "aiv_count", 1, 65535))
+                          : static_cast<int>(S.Int(j, "", "aiv_count", 0, 0));
+  c.clock_mhz = S.Number(j, "", "clock_mhz", 0, 100000, true);
+  c.event_ids = static_cast<int>(S.Int(j, "", "event_ids", 1, kMaxEventIds, false, 8));
+
+  const auto& bufs = S.Object(j, "", "buffers", true);
   c.buffers[static_cast<int>(Buffer::kGm)] = {~0ull, 1};
   for (auto it = bufs.begin(); it != bufs.end(); ++it) {
-    Buffer b = BufferFromName(it.key(), origin);
-    c.buffers[static_cast<int>(b)].bytes = Required<uint64_t>(it.value(), "bytes", origin);
-    c.buffers[static_cast<int>(b)].align = it.value().value("align", 32u);
+    if (Schema::IsSource(it.key())) continue;
+    const std::string path = StrCat("buffers.", it.key());
+    const int b = BufferIndex(it.key());
+    if (b <= 0) {  // GM is not a per-core buffer
+      S.Reject(path, &it.value(), "a buffer named UB, L1, L0A, L0B, L0C, BT or FB");
+    }
+    if (!it.value().is_object()) S.Reject(path, &it.value(), "an object {\"bytes\": ..., \"align\": ...}");
+    S.OnlyKeys(it.value(), path, {"bytes", "align"});
+    const int64_t align = S.Int(it.value(), path, "align", 1, kMaxAlign, true, 32);
+    const int64_t bytes = S.Int(it.value(), path, "bytes", 1, kMaxBufferBytes);
+    if (bytes % align != 0) {
+      S.Reject(path + ".bytes", S.Find(it.value(), "bytes"), StrCat("a multiple of its align ", align));
+    }
+    c.buffers[b] = {static_cast<uint64_t>(bytes), static_cast<uint32_t>(align)};
   }
+  for (Buffer b : kRequiredBuffers) {
+    if (c.spec(b).bytes == 0) {
+      S.Reject(StrCat("buffers.", BufferName(b)), nullptr,
+               "an object {\"bytes\": ..., \"align\": ...}; every chip has UB, L1, L0A, L0B and L0C");
+    }
+  }
+
   c.position_buffer.fill(Buffer::kNone);
-  const auto& pos = Required<nlohmann::json>(j, "positions", origin);
+  const auto& pos = S.Object(j, "", "positions", true);
   for (auto it = pos.begin(); it != pos.end(); ++it) {
-    if (it.key() == "source") continue;
+    if (Schema::IsSource(it.key())) {
+      if (!it.value().is_string()) S.Reject("positions." + it.key(), &it.value(), "a string");
+      continue;
+    }
+    const std::string path = StrCat("positions.", it.key());
     int p = -1;
     for (int i = 0; i < kPositionCount; ++i) {
       if (it.key() == kPositionNames[i]) p = i;
     }
     if (p < 0) {
-      Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip description ",
-           origin, ": unknown position '", it.key(), "'");
+      S.Reject(path, &it.value(), "a position named GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, "
+                                  "VECOUT, VECCALC, SPM, TSCM, C2PIPE2GM or C2PIPE2LOCAL");
     }
-    c.position_buffer[p] = BufferFromName(it.value().get<std::string>(), origin);
+    const int b = it.value().is_string() ? BufferIndex(it.value().get<std::string>()) : -1;
+    if (b < 0 || (b > 0 && c.buffers[b].bytes == 0)) {
+      S.Reject(path, &it.value(), "GM or a buffer this description defines in \"buffers\"");
+    }
+    c.position_buffer[p] = static_cast<Buffer>(b);
   }
-  if (j.contains("memory")) {
-    const auto& m = j["memory"];
-    c.hbm_bytes = m.value("hbm_bytes", 0ull);
-    c.hbm_gbps = m.value("hbm_gbps", 0.0);
-    c.l2_bytes = m.value("l2_bytes", 0ull);
-  }
-  c.pipes = j.value("pipes", nlohmann::json::object());
+
+  const auto& m = S.Object(j, "", "memory", false);
+  S.OnlyKeys(m, "memory", {"hbm_bytes", "hbm_gbps", "l2_bytes"});
+  c.hbm_bytes = static_cast<uint64_t>(S.Int(m, "memory", "hbm_bytes", 0, INT64_MAX, false, 0));
+  c.hbm_gbps = S.Number(m, "memory", "hbm_gbps", 0, 1e6, false, 0.0);
+  c.l2_bytes = static_cast<uint64_t>(S.Int(m, "memory", "l2_bytes", 0, INT64_MAX, false, 0));
+  // The timing model checks the cost constants it reads (perf/model.cc); here only the shape.
+  c.pipes = S.Object(j, "", "pipes", false);
   return c;
 }
 
@@ -140,8 +262,8 @@ Chip LoadChip(std::string_view name_or_path) {
 
 const Chip& DefaultChip() {
   static const Chip chip = [] {
-    const char* env = std::getenv("AICORE_CHIP");
-    return LoadChip(env && *env ? env : "ascend910b1");
+    const auto env = env::Get("AICORE_CHIP");
+    return LoadChip(env ? *env : "ascend910b1");
   }();
   return chip;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "aicore/check/sanitizer.h"
+#include "aicore/core/env.h"
 
 namespace aicore::check {
 
@@ -32,8 +33,9 @@ void AtExit() {
 
 struct EnvRegistrar {
   EnvRegistrar() {
-    const char* value = std::getenv("AICORE_CHECK");
-    if (value == nullptr || *value == '\0') return;
+    const auto env_value = env::Get("AICORE_CHECK");
+    if (!env_value) return;
+    const char* value = env_value->c_str();
     uint32_t tools = 0;
     if (!ParseTools(value, &tools)) {
       std::fprintf(stderr,

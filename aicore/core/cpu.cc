@@ -1,10 +1,9 @@
 // CPU feature detection and the AICORE_ISA override.
 #include "aicore/core/cpu.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <string>
 
-#include "aicore/core/log.h"
+#include "aicore/core/env.h"
 
 namespace aicore {
 
@@ -23,17 +22,13 @@ Isa DetectedIsa() {
 namespace {
 Isa ComputeActiveIsa() {
   Isa best = DetectedIsa();
-  const char* env = std::getenv("AICORE_ISA");
-  if (env == nullptr || *env == '\0') return best;
+  const std::string env = env::Choice("AICORE_ISA", {"portable", "avx2", "avx512"}, IsaName(best));
   Isa wanted = best;
-  if (std::strcmp(env, "portable") == 0) wanted = Isa::kPortable;
-  else if (std::strcmp(env, "avx2") == 0) wanted = Isa::kAvx2;
-  else if (std::strcmp(env, "avx512") == 0) wanted = Isa::kAvx512;
-  else AICORE_LOG(kWarn) << "AICORE_ISA=" << env << " is not one of portable, avx2, avx512; using "
-                         << IsaName(best);
+  if (env == "portable") wanted = Isa::kPortable;
+  else if (env == "avx2") wanted = Isa::kAvx2;
+  else if (env == "avx512") wanted = Isa::kAvx512;
   if (wanted > best) {
-    AICORE_LOG(kWarn) << "AICORE_ISA=" << env << " is not supported by this CPU; using "
-                      << IsaName(best);
+    env::Warn("AICORE_ISA", env, std::string("not supported by this CPU; using ") + IsaName(best));
     return best;
   }
   return wanted;

@@ -1,20 +1,20 @@
 // Leveled logging to stderr.
 #include "aicore/core/log.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
+
+#include "aicore/core/env.h"
 
 namespace aicore {
 
 LogLevel CurrentLogLevel() {
   static const LogLevel level = [] {
-    const char* env = std::getenv("AICORE_LOG_LEVEL");
-    if (env == nullptr) return LogLevel::kWarn;
-    if (std::strcmp(env, "error") == 0) return LogLevel::kError;
-    if (std::strcmp(env, "info") == 0) return LogLevel::kInfo;
-    if (std::strcmp(env, "debug") == 0) return LogLevel::kDebug;
+    const std::string v = env::Choice("AICORE_LOG_LEVEL", {"error", "warn", "info", "debug"}, "warn");
+    if (v == "error") return LogLevel::kError;
+    if (v == "info") return LogLevel::kInfo;
+    if (v == "debug") return LogLevel::kDebug;
     return LogLevel::kWarn;
   }();
   return level;

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "aicore/core/env.h"
 #include "aicore/sim/funnel.h"
 
 namespace aicore::perf {
@@ -82,9 +83,9 @@ void WriteEnvReports() {
 
 struct EnvHook {
   EnvHook() {
-    const char* dir = std::getenv("AICORE_PROFILE");
-    if (dir == nullptr || *dir == '\0') return;
-    g_env_dir = new std::string(dir);
+    const auto dir = env::Get("AICORE_PROFILE");
+    if (!dir) return;
+    g_env_dir = new std::string(*dir);
     g_env_profiler = new Profiler();
     g_env_profiler->Attach();
     std::atexit(WriteEnvReports);

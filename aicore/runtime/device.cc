@@ -1,8 +1,7 @@
 // Device selection per host thread, device reset and device-wide synchronization.
 #include "aicore/runtime/device.h"
 
-#include <cstdlib>
-
+#include "aicore/core/env.h"
 #include "aicore/core/log.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
@@ -20,14 +19,8 @@ thread_local int t_device = 0;
 
 int GetDeviceCount() {
   static const int count = [] {
-    if (const char* env = std::getenv("AICORE_DEVICE_COUNT")) {
-      char* end = nullptr;
-      const long n = std::strtol(env, &end, 10);
-      if (end != env && *end == '\0' && n >= 1 && n <= kMaxDeviceCount) return static_cast<int>(n);
-      AICORE_LOG(kWarn) << "AICORE_DEVICE_COUNT=" << env << " is not in [1, " << kMaxDeviceCount
-                        << "]; using " << kDefaultDeviceCount;
-    }
-    return kDefaultDeviceCount;
+    return static_cast<int>(
+        env::Int("AICORE_DEVICE_COUNT", kDefaultDeviceCount, 1, kMaxDeviceCount));
   }();
   return count;
 }

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "aicore/core/env.h"
 #include "aicore/sim/page_pool.h"
 
 namespace aicore::sim {
@@ -37,8 +38,7 @@ namespace {
 
 std::atomic<uint64_t>& Seed() {
   static std::atomic<uint64_t> seed{[] {
-    const char* env = std::getenv("AICORE_DIFFERENTIAL");
-    return env && *env ? std::strtoull(env, nullptr, 0) : 0ull;
+    return static_cast<uint64_t>(env::Int("AICORE_DIFFERENTIAL", 0, 0, INT64_MAX));
   }()};
   return seed;
 }
@@ -90,7 +90,7 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
     if (CoreHas(id.type, chip, b)) total += (chip.spec(b).bytes + 4095) & ~size_t{4095};
   }
   if (total > 0) {
-    arena_ = static_cast<uint8_t*>(AcquireMapping(total, 0));
+    arena_ = static_cast<uint8_t*>(AcquireMapping(total));
     arena_bytes_ = total;
   }
   size_t off = 0;
@@ -103,7 +103,7 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
 }
 
 Core::~Core() {
-  if (arena_ != nullptr) ReleaseMapping(arena_, arena_bytes_, 0);
+  if (arena_ != nullptr) ReleaseMapping(arena_, arena_bytes_);
 }
 
 std::string Core::Name() const {

@@ -12,6 +12,9 @@
 //   The report lists each blocked block's wait; the blocked fibers are resumed with a cancel flag
 //   so their stacks unwind.
 // - The first kernel error aborts the launch the same way; tasks not yet started are skipped.
+// - Limits are errors: a block whose stack or local memory cannot be mapped (address space or
+//   vm.max_map_count exhausted, see Note [Mapping budget]) aborts the launch with a
+//   ResourceExhausted status; worker threads that cannot be created leave fewer workers.
 #include "aicore/sim/scheduler.h"
 
 #include <algorithm>
@@ -20,16 +23,24 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include "aicore/core/env.h"
+#include "aicore/core/log.h"
 #include "aicore/sim/fiber.h"
 
 namespace aicore::sim {
 
 namespace {
 
-constexpr size_t kFiberStackBytes = 1 << 20;  // kernel objects (TPipe, queues, tiling) live here
+// Kernel objects (TPipe, queues, tiling) and local arrays live on the fiber stack; AICORE_STACK_KB
+// or SetFiberStackKiB change the default.
+constexpr int64_t kDefaultStackKiB = 1024;
+// Workers are OS threads: beyond a few per host core they only add switching, and tens of
+// thousands exhaust the process's thread limit.
+constexpr int64_t kMaxThreads = 1024;
 
 struct BlockCancelled {};  // unwinds a blocked fiber when the launch aborts; never escapes
 
@@ -41,6 +52,7 @@ struct BlockState {
   std::function<bool(LaunchShared&)> ready;
   std::function<std::string(LaunchShared&)> describe;
   std::function<bool(LaunchShared&)> hold;  // see BlockUntil
+  uint64_t checked_epoch = ~0ull;  // `ready` was false at this epoch
   bool cancelled = false;
 };
 
@@ -59,6 +71,7 @@ struct Launch {
   std::set<BlockState*> blocked;
   std::vector<Observer*> observers;
   LaunchShared shared;
+  size_t stack_kib = 0;
   uint64_t syncall_gen = 0;
   int64_t syncall_arrived = 0;
   int64_t aiv_count = 0;
@@ -76,17 +89,25 @@ thread_local BlockState* t_block = nullptr;
 
 std::mutex g_config_mu;
 int g_threads = 0;
+size_t g_stack_kib = 0;
 std::mutex g_observers_mu;
 std::vector<Observer*> g_observers;
 std::mutex g_launch_mu;  // one launch at a time
 
+int HostThreads() {
+  const unsigned hc = std::thread::hardware_concurrency();
+  return hc == 0 ? 1 : static_cast<int>(std::min<unsigned>(hc, kMaxThreads));
+}
+
 int DefaultThreads() {
-  if (const char* env = std::getenv("AICORE_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  unsigned hc = std::thread::hardware_concurrency();
-  return hc == 0 ? 1 : static_cast<int>(hc);
+  static const int n = static_cast<int>(env::Int("AICORE_THREADS", HostThreads(), 1, kMaxThreads));
+  return n;
+}
+
+size_t DefaultStackKiB() {
+  static const size_t kib = static_cast<size_t>(
+      env::Int("AICORE_STACK_KB", kDefaultStackKiB, kMinStackKiB, kMaxStackKiB));
+  return kib;
 }
 
 // Persistent worker threads; Run(n, fn) calls fn(0) on the caller and fn(1..n-1) on pool threads.
@@ -102,13 +123,30 @@ class WorkerPool {
     for (auto& t : threads_) t.join();
   }
 
+  // Starts pool threads until n - 1 exist, and returns how many workers (the caller included) can
+  // run: fewer than n when the system refuses more threads (warned once).
+  int Reserve(int n) {
+    std::lock_guard<std::mutex> lk(mu_);
+    while (static_cast<int>(threads_.size()) < n - 1) {
+      int index = static_cast<int>(threads_.size()) + 1;
+      try {
+        threads_.emplace_back([this, index] { Loop(index); });
+      } catch (const std::system_error& e) {
+        static std::once_flag warned;
+        std::call_once(warned, [&] {
+          AICORE_LOG(kWarn) << "cannot start worker thread " << index << " (" << e.what()
+                            << "); launches run on " << threads_.size() + 1 << " workers";
+        });
+        break;
+      }
+    }
+    return std::min(n, static_cast<int>(threads_.size()) + 1);
+  }
+
+  // Calls fn(0) on the caller and fn(1..n-1) on pool threads; n <= Reserve(n).
   void Run(int n, const std::function<void(int)>& fn) {
     {
       std::lock_guard<std::mutex> lk(mu_);
-      while (static_cast<int>(threads_.size()) < n - 1) {
-        int index = static_cast<int>(threads_.size()) + 1;
-        threads_.emplace_back([this, index] { Loop(index); });
-      }
       job_ = &fn;
       job_workers_ = n;
       pending_ = n - 1;
@@ -186,6 +224,40 @@ void RunBlockBody(Launch& L, BlockState& b) {
   }
 }
 
+Status StartFailure(Launch& L, const CoreIdentity& id, const std::string& why) {
+  int64_t live = 0;
+  {
+    std::lock_guard<std::mutex> lk(L.mu);
+    live = static_cast<int64_t>(L.blocked.size());
+  }
+  return Status(StatusCode::kResourceExhausted,
+                StrCat("launch of ", L.spec->kernel_name, " (blockDim ", L.spec->block_dim,
+                       "): cannot start ", CoreTypeName(id.type), " ", id.block_idx, " with ", live,
+                       " blocks waiting (each holds a ", L.stack_kib,
+                       " KiB stack and its local memory): ", why));
+}
+
+// Creates block `id`'s core and fiber, or returns why it cannot (ResourceExhausted).
+Status StartBlock(Launch& L, const CoreIdentity& id, std::unique_ptr<BlockState>* out) {
+  const size_t stack_bytes = L.stack_kib << 10;
+  try {
+    auto b = std::make_unique<BlockState>();
+    b->core = std::make_unique<Core>(*L.chip, L.spec->kernel_name, id, L.observers);
+    BlockState* raw = b.get();
+    Launch* lp = &L;
+    b->fiber = std::make_unique<Fiber>(
+        [lp, raw] { RunBlockBody(*lp, *raw); }, stack_bytes,
+        StrCat(L.spec->kernel_name, " block ", id.block_idx,
+               id.type == CoreType::kAic && L.chip->split() ? " (AIC)" : ""));
+    *out = std::move(b);
+    return Status::Ok();
+  } catch (const Error& e) {
+    return StartFailure(L, id, e.status().message());
+  } catch (const std::exception& e) {
+    return StartFailure(L, id, e.what());
+  }
+}
+
 std::string DeadlockReport(Launch& L) {
   std::vector<std::pair<std::string, std::string>> lines;
   for (BlockState* b : L.blocked) lines.emplace_back(b->core->Name(), b->describe(L.shared));
@@ -198,35 +270,53 @@ std::string DeadlockReport(Launch& L) {
 
 void Worker(Launch& L, int /*worker_index*/) {
   std::vector<BlockState*> mine;  // blocked fibers started by this worker
+  // Predicates only change with the epoch, so each blocked fiber is checked once per epoch: a scan
+  // resumes where the last one stopped until the epoch moves (65535 blocks waiting in SyncAll
+  // would otherwise cost a full rescan per started block).
+  uint64_t scan_epoch = ~0ull;
+  size_t scan_pos = 0;
   for (;;) {
     BlockState* run = nullptr;
     std::unique_ptr<BlockState> fresh;
     {
       std::unique_lock<std::mutex> lk(L.mu);
       for (;;) {
-        for (auto it = mine.begin(); it != mine.end(); ++it) {
-          BlockState* b = *it;
+        if (L.epoch != scan_epoch) {
+          scan_epoch = L.epoch;
+          scan_pos = 0;
+        }
+        while (scan_pos < mine.size()) {
+          BlockState* b = mine[scan_pos];
+          if (b->checked_epoch == L.epoch) {
+            ++scan_pos;
+            continue;
+          }
           const bool cancel = L.aborting && !(b->hold && b->hold(L.shared));
           if (cancel || b->ready(L.shared)) {
             b->cancelled = L.aborting && !b->ready(L.shared);
             run = b;
-            mine.erase(it);
+            mine[scan_pos] = mine.back();
+            mine.pop_back();
             L.blocked.erase(b);
             break;
           }
+          b->checked_epoch = L.epoch;
+          ++scan_pos;
         }
         if (run != nullptr) break;
         if (!L.aborting && L.next_task < L.tasks.size()) {
           const CoreIdentity id = L.tasks[L.next_task++];
           lk.unlock();
-          fresh = std::make_unique<BlockState>();
-          fresh->core = std::make_unique<Core>(*L.chip, L.spec->kernel_name, id, L.observers);
-          BlockState* raw = fresh.get();
-          Launch* lp = &L;
-          fresh->fiber = std::make_unique<Fiber>([lp, raw] { RunBlockBody(*lp, *raw); },
-                                                 kFiberStackBytes);
-          run = fresh.release();
+          Status failed = StartBlock(L, id, &fresh);
           lk.lock();
+          if (!failed.ok()) {
+            if (L.first_error.ok()) L.first_error = failed;
+            L.aborting = true;
+            L.shared.aborting = true;
+            L.Bump();
+            continue;
+          }
+          run = fresh.release();
           break;
         }
         if (mine.empty() && (L.aborting || L.next_task >= L.tasks.size())) {
@@ -315,13 +405,33 @@ void DetachObserver(Observer* observer) {
 }
 
 void SetWorkerThreads(int threads) {
+  if (threads > kMaxThreads) {
+    AICORE_LOG(kWarn) << "SetWorkerThreads(" << threads << ") is above the maximum " << kMaxThreads
+                      << "; using " << kMaxThreads;
+    threads = kMaxThreads;
+  }
   std::lock_guard<std::mutex> lk(g_config_mu);
-  g_threads = threads;
+  g_threads = std::max(threads, 0);
 }
 
 int WorkerThreads() {
   std::lock_guard<std::mutex> lk(g_config_mu);
   return g_threads > 0 ? g_threads : DefaultThreads();
+}
+
+void SetFiberStackKiB(size_t kib) {
+  if (kib != 0 && (kib < kMinStackKiB || kib > kMaxStackKiB)) {
+    Fail(StatusCode::kInvalidArgument, std::source_location::current(), "SetFiberStackKiB(", kib,
+         "): the fiber stack size must be 0 (the default) or in [", kMinStackKiB, ", ",
+         kMaxStackKiB, "] KiB");
+  }
+  std::lock_guard<std::mutex> lk(g_config_mu);
+  g_stack_kib = kib;
+}
+
+size_t FiberStackKiB() {
+  std::lock_guard<std::mutex> lk(g_config_mu);
+  return g_stack_kib > 0 ? g_stack_kib : DefaultStackKiB();
 }
 
 Status RunKernel(const LaunchSpec& spec) {
@@ -352,8 +462,9 @@ Status RunKernel(const LaunchSpec& spec) {
     std::lock_guard<std::mutex> lk(g_observers_mu);
     L.observers = g_observers;
   }
-  const int workers =
-      static_cast<int>(std::min<size_t>(static_cast<size_t>(WorkerThreads()), L.tasks.size()));
+  L.stack_kib = FiberStackKiB();
+  const int workers = Pool().Reserve(
+      static_cast<int>(std::min<size_t>(static_cast<size_t>(WorkerThreads()), L.tasks.size())));
   L.active_workers = workers;
   for (Observer* o : L.observers) o->OnLaunchBegin(spec.kernel_name.c_str(), spec.block_dim);
   Pool().Run(workers, [&L](int w) { Worker(L, w); });
@@ -391,6 +502,7 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
   {
     std::lock_guard<std::mutex> lk(L->mu);
     if (ready(L->shared)) return;
+    b->checked_epoch = L->epoch;
     b->ready = ready;
     b->describe = describe;
     b->hold = hold;

@@ -31,10 +31,21 @@ struct LaunchSpec {
 // message names kernel, core, API and call site), or a Deadlock status. Launches are serialised.
 Status RunKernel(const LaunchSpec& spec);
 
-// Sets the number of worker threads (0: one per host core). AICORE_THREADS sets the default.
+// Sets the number of worker threads (0: the default, AICORE_THREADS or one per host core); values
+// above 1024 are clamped with a warning. Fewer run when the system refuses more threads.
 void SetWorkerThreads(int threads);
 // Returns the number of worker threads launches use.
 int WorkerThreads();
+
+// Fiber stack sizes in KiB SetFiberStackKiB and AICORE_STACK_KB accept.
+inline constexpr size_t kMinStackKiB = 64;
+inline constexpr size_t kMaxStackKiB = 256 << 10;
+// Sets each block's stack size in KiB for later launches (0: the default, AICORE_STACK_KB or
+// 1024). Throws aicore::Error (InvalidArgument) outside [kMinStackKiB, kMaxStackKiB]. A block that
+// overflows its stack ends the process with "kernel stack overflow in <kernel> block N".
+void SetFiberStackKiB(size_t kib);
+// Returns the stack size in KiB launches give each block.
+size_t FiberStackKiB();
 
 // State shared by all cores of the running launch, for cross-core primitives. Read and write it
 // only inside WithSchedulerLock or from a BlockUntil predicate.

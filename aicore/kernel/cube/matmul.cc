@@ -9,6 +9,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "aicore/core/env.h"
+
 namespace AscendC {
 namespace {
 
@@ -34,8 +36,7 @@ namespace {
 
 std::atomic<bool>& FusedPathSwitch() {
   static std::atomic<bool> on{[] {
-    const char* env = std::getenv("AICORE_MATMUL_FUSED");
-    return env == nullptr || std::strcmp(env, "0") != 0;
+    return aicore::env::Bool("AICORE_MATMUL_FUSED", true);
   }()};
   return on;
 }

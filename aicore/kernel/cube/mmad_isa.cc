@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "aicore/core/dtype.h"
+#include "aicore/core/env.h"
 #include "aicore/core/log.h"
 #include "aicore/kernel/cube/l0_layout.h"
 #include "aicore/kernel/cube/mmad_kernels.h"
@@ -494,14 +495,22 @@ double BestSeconds(float (*loop)(int64_t)) {
   return best;
 }
 
+// AICORE_MMAD_BF16 (auto, dot, fma, amx) and AICORE_MMAD_INT8 (auto, vnni, amx), read once.
+const std::string& MmadBf16Env() {
+  static const std::string v = env::Choice("AICORE_MMAD_BF16", {"auto", "dot", "fma", "amx"}, "auto");
+  return v;
+}
+const std::string& MmadInt8Env() {
+  static const std::string v = env::Choice("AICORE_MMAD_INT8", {"auto", "vnni", "amx"}, "auto");
+  return v;
+}
+
 // See Note [bf16 kernel choice].
 bool PreferBf16Dot() {
   static const bool prefer = [] {
     if (!CpuHasBf16Dot()) return false;
-    if (const char* env = std::getenv("AICORE_MMAD_BF16")) {
-      if (std::strcmp(env, "dot") == 0) return true;
-      if (std::strcmp(env, "fma") == 0) return false;
-    }
+    if (MmadBf16Env() == "dot") return true;
+    if (MmadBf16Env() == "fma") return false;
     const double fma_gflops = 32.0 * 24 * 4096 / BestSeconds(FmaPeakLoop) * 1e-9;
     const double dot_gflops = 64.0 * 24 * 4096 / BestSeconds(DotPeakLoop) * 1e-9;
     const bool dot = dot_gflops >= 1.25 * fma_gflops;
@@ -710,14 +719,11 @@ __attribute__((target("amx-tile,amx-bf16,amx-int8"))) void MmadAmx(const MmadJob
 // AICORE_MMAD_BF16 choice), int8 unless AICORE_MMAD_INT8=vnni; the CPU and OS must allow it.
 bool AmxAllowed(const MmadJob& j) {
   if (j.type == MmadType::kI8) {
-    const char* env = std::getenv("AICORE_MMAD_INT8");
-    return !(env != nullptr && std::strcmp(env, "vnni") == 0) && AmxReady(true);
+    return MmadInt8Env() != "vnni" && AmxReady(true);
   }
   if (j.bf16_path != Bf16Path::kAuto && j.bf16_path != Bf16Path::kAmx) return false;
   if (j.bf16_path == Bf16Path::kAuto) {
-    if (const char* env = std::getenv("AICORE_MMAD_BF16")) {
-      if (std::strcmp(env, "amx") != 0) return false;
-    }
+    if (MmadBf16Env() != "auto" && MmadBf16Env() != "amx") return false;
   }
   return AmxReady(false);
 }

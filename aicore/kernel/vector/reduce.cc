@@ -36,7 +36,8 @@ ReduceGeometry MakeGeometry(const RepeatMask& mask, uint32_t per_repeat, uint32_
   g.blk_stride = static_cast<uint32_t>(blk_stride);
   g.rep_stride = static_cast<uint32_t>(rep_stride);
   if (mask.counter) {
-    const uint64_t n = (mask.count + per_repeat - 1) / per_repeat;
+    // Rounded up without overflow for any count.
+    const uint64_t n = mask.count / per_repeat + (mask.count % per_repeat != 0 ? 1 : 0);
     if (max_repeat >= 0 && n > static_cast<uint64_t>(max_repeat)) {
       Fail(StatusCode::kInvalidArgument, api, loc, "counter mode: ", mask.count, " elements need ",
            n, " repeats, more than ", max_repeat);

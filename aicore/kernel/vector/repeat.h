@@ -123,9 +123,12 @@ void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const Rep
 
 // Returns the number of repeats a call runs: `repeat`, or in counter mode enough repeats for the
 // mask's element count.
+// A count needing more than 255 repeats gives 256, which CheckLevel0Extent rejects (computing it in
+// 32 bits would wrap a huge count to a small repeat count that passes the check).
 inline uint32_t EffectiveRepeats(const RepeatMask& mask, uint32_t per_repeat, uint32_t repeat) {
-  if (mask.counter) return static_cast<uint32_t>((mask.count + per_repeat - 1) / per_repeat);
-  return repeat;
+  if (!mask.counter) return repeat;
+  const uint64_t reps = mask.count / per_repeat + (mask.count % per_repeat != 0 ? 1 : 0);
+  return static_cast<uint32_t>(std::min<uint64_t>(reps, 256));
 }
 
 // Calls fn(r, e, ptrs) for every active element e of every repeat r, in order, with ptrs[k] the
@@ -155,7 +158,7 @@ void ForEachActive(const Operand (&ops)[N], uint32_t per_repeat, const RepeatMas
 template <int N, typename Fn>
 uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
                     uint32_t repeat, const char* api, const SrcLoc& loc, Fn&& fn) {
-  if (mask.counter) repeat = static_cast<uint32_t>((mask.count + per_repeat - 1) / per_repeat);
+  repeat = EffectiveRepeats(mask, per_repeat, repeat);
   if (repeat == 0) return 0;
   CheckLevel0Extent(ops, N, per_repeat, mask, repeat, api, loc);
   bool unit_blocks = true;

@@ -88,7 +88,8 @@ size_t RoundSize(size_t size, const AllocatorConfig& config) {
   const int start = std::bit_width(kRoundUpPowerOfTwoStart) - 1;
   const int index = std::clamp(log_size - start, 0, kRoundUpPowerOfTwoIntervals - 1);
   const size_t divisions = config.roundup_power2_divisions[index];
-  if (divisions > 1 && size > kMinBlockSize * divisions) {
+  // size > kMinBlockSize * divisions, without overflow for any divisions.
+  if (divisions > 1 && divisions <= (size - 1) / kMinBlockSize) {
     if (std::has_single_bit(size)) return size;
     const size_t step = std::bit_floor(size) / divisions;
     return std::max(RoundUp(size, step), RoundUp(size, kMinBlockSize));

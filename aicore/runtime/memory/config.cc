@@ -7,10 +7,17 @@
 #include <cstdlib>
 #include <vector>
 
+#include "aicore/core/env.h"
+
 namespace aicore::memory {
 namespace {
 
 constexpr size_t kMiB = 1u << 20;
+// The smallest interval starts at 1 MiB; more than 2048 divisions of it would give steps below
+// the 512-byte block granularity (and huge values overflow the rounding arithmetic).
+constexpr uint64_t kMaxRoundupDivisions = 2048;
+// Interval keys are MiB interval starts; above 2^40 MiB (1 EiB) they name no possible size.
+constexpr uint64_t kMaxIntervalMb = uint64_t{1} << 40;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -73,10 +80,12 @@ std::vector<std::string_view> SplitTopLevel(std::string_view s, bool* ok) {
 
 Status ParseRoundup(std::string_view value, AllocatorConfig* config) {
   constexpr std::string_view kAllowed =
-      "expected a power of two (e.g. 4) or a list like [256:1,512:2,>:4] whose keys are "
-      "power-of-two MiB interval starts and whose values are 0 or powers of two";
+      "expected a power of two up to 2048 (e.g. 4) or a list like [256:1,512:2,>:4] whose keys "
+      "are power-of-two MiB interval starts and whose values are 0 or powers of two up to 2048";
   value = Trim(value);
-  auto valid_divisions = [](uint64_t d) { return d == 0 || std::has_single_bit(d); };
+  auto valid_divisions = [](uint64_t d) {
+    return d == 0 || (std::has_single_bit(d) && d <= kMaxRoundupDivisions);
+  };
   if (value.empty()) return Bad("roundup_power2_divisions", value, kAllowed);
   if (value.front() != '[') {
     uint64_t d = 0;
@@ -107,7 +116,7 @@ Status ParseRoundup(std::string_view value, AllocatorConfig* config) {
       continue;
     }
     uint64_t mb = 0;
-    if (!ParseUnsigned(key, &mb) || !std::has_single_bit(mb)) {
+    if (!ParseUnsigned(key, &mb) || !std::has_single_bit(mb) || mb > kMaxIntervalMb) {
       return Bad("roundup_power2_divisions", value, kAllowed);
     }
     const size_t index = std::min<size_t>(std::countr_zero(mb), kRoundUpPowerOfTwoIntervals - 1);
@@ -207,9 +216,9 @@ Status ParseAllocatorConfig(std::string_view text, AllocatorConfig* config) {
 
 AllocatorConfig AllocatorConfigFromEnv() {
   AllocatorConfig config;
-  const char* text = std::getenv("AICORE_ALLOC_CONF");
-  if (text == nullptr) return config;
-  Status status = ParseAllocatorConfig(text, &config);
+  const auto text = env::Get("AICORE_ALLOC_CONF");
+  if (!text) return config;
+  Status status = ParseAllocatorConfig(*text, &config);
   if (!status.ok()) throw Error(status);
   return config;
 }

@@ -5,23 +5,28 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
+
+#include "aicore/core/env.h"
+#include "aicore/core/status.h"
 
 namespace aicore::memory {
 namespace {
 constexpr size_t kHostPage = 4096;
+// Device memory is reserved address space (MAP_NORESERVE), so the bound is the 47-bit user address
+// space shared with everything else: 16 TiB, an eighth of it.
+constexpr int64_t kMaxDeviceMemoryMb = int64_t{1} << 24;
 }  // namespace
 
 size_t DefaultDeviceCapacity() {
-  if (const char* mb = std::getenv("AICORE_DEVICE_MEMORY_MB")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(mb, &end, 10);
-    if (end != mb && *end == '\0' && v > 0) return static_cast<size_t>(v) << 20;
-  }
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return size_t{4} << 30;
-  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4;  // a quarter of RAM
+  size_t fallback = size_t{4} << 30;
+  if (pages > 0 && page_size > 0) {
+    fallback = static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4;  // RAM / 4
+  }
+  const auto mb = env::IntOr("AICORE_DEVICE_MEMORY_MB", 1, kMaxDeviceMemoryMb,
+                             StrCat(fallback >> 20, " (a quarter of RAM)"));
+  return mb ? static_cast<size_t>(*mb) << 20 : fallback;
 }
 
 DeviceMemory::DeviceMemory(int device, size_t capacity, bool prefault)
