@@ -35,7 +35,7 @@ TEST(IcpuRunKf, KernelErrorPrintsOnceKeepsStdoutAndExitsWithStatus1) {
   if (robustness::InChild()) {
     std::printf("printed before the launch\n");  // buffered: stdout is a file
     auto* x = static_cast<uint8_t*>(AscendC::GmAlloc(16 * sizeof(float)));
-    AscendC::SetKernelMode(KernelMode::AIV_MODE);
+    AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
     ICPU_RUN_KF(robustness::fail_at_known_line, 4, x, 16u);
     std::printf("after the launch: must not be reached\n");
     return;

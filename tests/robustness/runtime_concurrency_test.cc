@@ -15,6 +15,7 @@
 #include "acl/acl.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/event.h"
+#include "aicore/runtime/gm.h"
 #include "aicore/runtime/launch.h"
 #include "aicore/runtime/stream.h"
 #include "tests/robustness/kernels.h"

@@ -24,10 +24,10 @@ using robustness::increment;
 using Clock = std::chrono::steady_clock;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int kIterations = 40;
+constexpr int kIterations = 300;
 constexpr auto kBudget = std::chrono::seconds(20);
 #else
-constexpr int kIterations = 150;
+constexpr int kIterations = 2000;
 constexpr auto kBudget = std::chrono::seconds(30);
 #endif
 constexpr int kWorkers = 4;

@@ -98,8 +98,10 @@ inline ChildResult RerunThisTest(const std::vector<std::string>& env = {}) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::vector<std::string> all_env = env;
   all_env.push_back("AICORE_ROBUSTNESS_CHILD=1");
+  // Exceptions are not caught, so the child ends as a plain main() would.
   return RunProgram({"/proc/self/exe",
-                     std::string("--gtest_filter=") + info->test_suite_name() + "." + info->name()},
+                     std::string("--gtest_filter=") + info->test_suite_name() + "." + info->name(),
+                     "--gtest_catch_exceptions=0"},
                     all_env);
 }
 
