@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "aicore/sim/fiber.h"
+#include "aicore/sim/source_site.h"
 
 namespace aicore::sim {
 
@@ -408,10 +409,10 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc) {
       return;
     }
   }
-  const int line = static_cast<int>(loc.line());
+  const std::string site = SourceSite(loc);
   BlockUntil([L, gen](LaunchShared&) { return L->syncall_gen != gen; },
-             [L, need, line](LaunchShared&) {
-               return StrCat("SyncAll at line ", line, ": ", L->syncall_arrived, " of ", need,
+             [L, need, site](LaunchShared&) {
+               return StrCat("SyncAll at ", site, ": ", L->syncall_arrived, " of ", need,
                              " cores arrived");
              });
 }
