@@ -50,7 +50,7 @@ aclError Report(const char* api, aclError code, const Status& status) {
 
 // Prints a rejected kernel launch once: ACLRT_LAUNCH_KERNEL's result is often ignored.
 aclError ReportLaunch(aclError code, const Status& status) {
-  Report("ACLRT_LAUNCH_KERNEL", code, status);
+  t_last_error = StrCat("ACLRT_LAUNCH_KERNEL: ", status.ToString(), " [aclError ", code, "]");
   std::fprintf(stderr, "[aicore error] %s\n", t_last_error.c_str());
   std::fflush(stderr);
   return code;
@@ -85,27 +85,14 @@ aclError Finish(const char* api, const Status& s,
 // arguments ACL_ERROR_INVALID_PARAM, and an error of the work itself
 // ACL_ERROR_RT_AICORE_EXCEPTION.
 aclError AsyncFinish(const char* api, const Status& s) {
+  if (s.ok()) return ACL_SUCCESS;
+  if (rt::IsStreamWorkError(s)) return Report(api, ACL_ERROR_RT_AICORE_EXCEPTION, s);
   switch (s.code()) {
-    case StatusCode::kOk: return ACL_SUCCESS;
-    case StatusCode::kNotFound:
-      // Work errors carry the operation ("kernel x on stream N ... failed"); handle errors don't.
-      if (s.message().find(" failed: ") == std::string::npos) {
-        return Report(api, ACL_ERROR_INVALID_RESOURCE_HANDLE, s);
-      }
-      break;
-    case StatusCode::kInvalidArgument:
-      if (s.message().find(" failed: ") == std::string::npos) {
-        return Report(api, ACL_ERROR_INVALID_PARAM, s);
-      }
-      break;
-    case StatusCode::kFailedPrecondition:
-      if (s.message().find(" failed: ") == std::string::npos) {
-        return Report(api, ACL_ERROR_FAILURE, s);
-      }
-      break;
-    default: break;
+    case StatusCode::kNotFound: return Report(api, ACL_ERROR_INVALID_RESOURCE_HANDLE, s);
+    case StatusCode::kInvalidArgument: return Report(api, ACL_ERROR_INVALID_PARAM, s);
+    case StatusCode::kFailedPrecondition: return Report(api, ACL_ERROR_FAILURE, s);
+    default: return Report(api, ACL_ERROR_RT_AICORE_EXCEPTION, s);
   }
-  return Report(api, ACL_ERROR_RT_AICORE_EXCEPTION, s);
 }
 
 // Runs `fn`, which may throw aicore::Error, and reports the outcome.

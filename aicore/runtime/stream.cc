@@ -46,6 +46,9 @@
 
 namespace aicore::rt {
 
+// Joins the "<what> on stream N (device D" prefix of a work error and its cause.
+constexpr const char* kWorkErrorMarker = ") failed: ";
+
 class Stream {
  public:
   Stream(int device, uint64_t id, bool is_default)
@@ -183,7 +186,7 @@ class Stream {
       tracker_.Retire(id_, task.seq);  // before running_ drops, so Synchronize implies retired
       if (!s.ok()) {
         s = Status(s.code(),
-                   StrCat(task.what, " on stream ", id_, " (device ", device_, ") failed: ",
+                   StrCat(task.what, " on stream ", id_, " (device ", device_, kWorkErrorMarker,
                           s.message()),
                    s.where());
         // Printed once, when it happens: the result of a later synchronize is often ignored.
@@ -287,6 +290,13 @@ std::vector<std::shared_ptr<Stream>> DeviceStreams(int device) {
 }
 
 }  // namespace
+
+bool IsStreamWorkError(const Status& status) {
+  const std::string& m = status.message();
+  const size_t on = m.find(" on stream ");
+  return !status.ok() && on != std::string::npos && m.find(" (device ", on) != std::string::npos &&
+         m.find(kWorkErrorMarker, on) != std::string::npos;
+}
 
 Status CheckNotInKernel(const char* api) {
   const sim::Core* core = sim::CurrentCoreOrNull();

@@ -51,6 +51,11 @@ uint64_t StreamId(const Stream& stream);
 int StreamDevice(const void* handle);
 uint64_t StreamId(const void* handle);
 
+// True when `status` is the error of work a stream ran ("kernel add on stream 3 (device 0)
+// failed: ..."), as synchronize returns it; false for errors of the call itself (a stale handle,
+// a refused wait), which keep their own codes.
+bool IsStreamWorkError(const Status& status);
+
 // Returns FailedPrecondition naming `api`, the kernel and the core when called from kernel code:
 // host-side waits cannot run inside a kernel (launches run one at a time, so work queued behind
 // the kernel would wait for it forever). Ok on host threads.
