@@ -4,7 +4,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_GEN := -G Ninja
 
-.PHONY: all deps build demo test test-quick bench fuzz asan tsan install clean
+.PHONY: all deps build demo test test-quick test-sanitizers bench fuzz asan tsan install clean
 
 all: build
 
@@ -54,6 +54,22 @@ asan: deps
 tsan: deps
 	cmake --preset tsan && cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan
+
+# The runtime, sim and robustness tests (quick tier) under ASan/UBSan and under TSan, building
+# only those test binaries (and the CLI and helper they run) in the presets' build dirs. CI runs
+# it after `make test`. SAN_LAUNCHER=ccache (the default when ccache is installed) reuses objects.
+SAN_SUITES   := runtime|sim|robustness
+SAN_LAUNCHER ?= $(shell command -v ccache >/dev/null 2>&1 && echo ccache)
+test-sanitizers: deps
+	@set -e; for preset in asan-ubsan tsan; do \
+	  dir=build/$$preset; \
+	  cmake --preset $$preset -DCMAKE_CXX_COMPILER_LAUNCHER=$(SAN_LAUNCHER) >/dev/null; \
+	  targets=$$(ninja -C $$dir -t targets all | grep -oE '^($(SAN_SUITES))_[a-z0-9_]+_test:' \
+	             | grep -v '_slow_test:' | tr -d ':' | sort -u); \
+	  echo "== $$preset: building $$(echo $$targets | wc -w) test binaries"; \
+	  ninja -C $$dir -j $(JOBS) $$targets; \
+	  ctest --preset $$preset -L quick -R '^($(SAN_SUITES))\.' -j $(JOBS) --timeout 600; \
+	done
 
 # Regenerates docs/optimization-walkthrough.md from profiled runs of the staged examples (the
 # perf.walkthrough test fails while the committed page differs from a fresh run).

@@ -1,7 +1,9 @@
 // `aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM [ARGS]`: runs a host
 // program with AICORE_CHECK set, so every kernel it launches runs under the sanitizer (reports go
-// to the program's stderr), and exits 1 when the sanitizer found defects, with the program's own
-// status when it failed otherwise, and 0 when it ran clean.
+// to the program's stderr). Exit status (docs/errors.md): 0 clean; 1 defects found - sanitizer
+// reports or failed launches (the program's AICORE_CHECK handler exits kDefectExitCode for
+// either); 2 usage; otherwise the program's own status (128 + N when killed by signal N, 127 when
+// it could not be run).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +22,9 @@ int CheckUsage() {
                "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] "
                "[--differential[=SEED]] PROGRAM [ARGS...]\n"
                "  runs PROGRAM with the sanitizer attached to every kernel launch (default: all "
-               "tools;\n  a comma-separated list selects several); exits 1 when defects are "
-               "found\n"
+               "tools;\n  a comma-separated list selects several); exits 0 when clean, 1 when "
+               "defects\n  (sanitizer reports or failed kernel launches) are found, 2 for usage "
+               "errors,\n  else with the program's own status\n"
                "  --differential defers the transfer pipes' work until a sync consumes it, so a\n"
                "  missing sync also gives wrong numbers (the program's own check fails)\n");
   return 2;

@@ -1,13 +1,16 @@
 // AICORE_CHECK=memcheck|racecheck|synccheck|initcheck|all (or a comma-separated list): attaches a
 // Sanitizer to every launch of the process from a static initializer, prints each launch's reports
 // to stderr when it ends, and at exit checks GM leaks and exits with kDefectExitCode when anything
-// was found.
+// was found: a sanitizer report or a failed launch (aicore::LaunchFailureCount).
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
 
+#include <string>
+
 #include "aicore/check/sanitizer.h"
 #include "aicore/core/env.h"
+#include "aicore/runtime/launch.h"
 
 namespace aicore::check {
 
@@ -19,14 +22,19 @@ void AtExit() {
   Sanitizer& s = *g_env_sanitizer;
   s.CheckLeaks();
   s.PrintNew(stderr);
-  const size_t n = s.reports().size();
-  if (n == 0) {
-    std::fprintf(stderr, "aicore check (%s): no defects found\n",
-                 ToolsName(s.options().tools).c_str());
+  const size_t reports = s.reports().size();
+  // A launch that failed (a kernel error, a deadlock, a rejected launch) is a defect too, even
+  // when the program ignored the error code; its report was printed when it failed.
+  const size_t launches = LaunchFailureCount();
+  const std::string tools = ToolsName(s.options().tools);
+  if (reports == 0 && launches == 0) {
+    std::fprintf(stderr, "aicore check (%s): no defects found\n", tools.c_str());
     return;
   }
-  std::fprintf(stderr, "aicore check (%s): %zu defect(s) found\n",
-               ToolsName(s.options().tools).c_str(), n);
+  std::fprintf(stderr,
+               "aicore check (%s): %zu defect(s) found: %zu sanitizer report(s), %zu failed "
+               "launch(es)\n",
+               tools.c_str(), reports + launches, reports, launches);
   std::fflush(nullptr);
   _exit(kDefectExitCode);
 }

@@ -10,6 +10,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/event.h"
 #include "aicore/runtime/stream.h"
+#include "aicore/sim/core.h"
 
 namespace {
 
@@ -35,7 +37,22 @@ thread_local std::string t_last_error;
 
 aclError Report(const char* api, aclError code, const Status& status) {
   t_last_error = StrCat(api, ": ", status.ToString(), " [aclError ", code, "]");
-  AICORE_LOG(kInfo) << t_last_error;
+  if (aicore::sim::CurrentCoreOrNull() != nullptr) {
+    // Kernel code calling the host runtime (which a device could not do at all): printed, since
+    // the code it gets back is easily ignored inside a kernel.
+    std::fprintf(stderr, "[aicore error] %s\n", t_last_error.c_str());
+    std::fflush(stderr);
+  } else {
+    AICORE_LOG(kInfo) << t_last_error;
+  }
+  return code;
+}
+
+// Prints a rejected kernel launch once: ACLRT_LAUNCH_KERNEL's result is often ignored.
+aclError ReportLaunch(aclError code, const Status& status) {
+  t_last_error = StrCat("ACLRT_LAUNCH_KERNEL: ", status.ToString(), " [aclError ", code, "]");
+  std::fprintf(stderr, "[aicore error] %s\n", t_last_error.c_str());
+  std::fflush(stderr);
   return code;
 }
 
@@ -50,6 +67,7 @@ aclError Code(const Status& s, aclError not_found) {
     case StatusCode::kNotFound: return not_found;
     case StatusCode::kResourceExhausted: return ACL_ERROR_RT_MEMORY_ALLOCATION;
     case StatusCode::kFailedPrecondition: return ACL_ERROR_FAILURE;
+    case StatusCode::kDeadlock: return ACL_ERROR_RT_AICORE_EXCEPTION;
     case StatusCode::kUnimplemented: return ACL_ERROR_API_NOT_SUPPORT;
     case StatusCode::kInternal: return ACL_ERROR_INTERNAL_ERROR;
     default: return ACL_ERROR_INVALID_PARAM;
@@ -60,6 +78,21 @@ aclError Finish(const char* api, const Status& s,
                 aclError not_found = ACL_ERROR_INVALID_RESOURCE_HANDLE) {
   if (s.ok()) return ACL_SUCCESS;
   return Report(api, Code(s, not_found), s);
+}
+
+// Reports the result of a call that waits for stream work: a stale handle is
+// ACL_ERROR_INVALID_RESOURCE_HANDLE, a refusal (kernel code, own callback) ACL_ERROR_FAILURE, bad
+// arguments ACL_ERROR_INVALID_PARAM, and an error of the work itself
+// ACL_ERROR_RT_AICORE_EXCEPTION.
+aclError AsyncFinish(const char* api, const Status& s) {
+  if (s.ok()) return ACL_SUCCESS;
+  if (rt::IsStreamWorkError(s)) return Report(api, ACL_ERROR_RT_AICORE_EXCEPTION, s);
+  switch (s.code()) {
+    case StatusCode::kNotFound: return Report(api, ACL_ERROR_INVALID_RESOURCE_HANDLE, s);
+    case StatusCode::kInvalidArgument: return Report(api, ACL_ERROR_INVALID_PARAM, s);
+    case StatusCode::kFailedPrecondition: return Report(api, ACL_ERROR_FAILURE, s);
+    default: return Report(api, ACL_ERROR_RT_AICORE_EXCEPTION, s);
+  }
 }
 
 // Runs `fn`, which may throw aicore::Error, and reports the outcome.
@@ -215,7 +248,7 @@ namespace aicore::detail {
 uint32_t LaunchResultCode(const Status& status) {
   if (status.ok()) return ACL_SUCCESS;
   const aclError code = Code(status, ACL_ERROR_INVALID_RESOURCE_HANDLE);
-  return static_cast<uint32_t>(Report("ACLRT_LAUNCH_KERNEL", code, status));
+  return static_cast<uint32_t>(ReportLaunch(code, status));
 }
 
 void SetRecentErrMsg(const std::string& message) { t_last_error = message; }
@@ -268,8 +301,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
 
 aclError aclrtResetDevice(int32_t deviceId) {
   if (aclError e = CheckDeviceId("aclrtResetDevice", deviceId); e != ACL_SUCCESS) return e;
-  const Status s = rt::ResetDevice(deviceId);
-  return s.ok() ? ACL_SUCCESS : Report("aclrtResetDevice", ACL_ERROR_RT_AICORE_EXCEPTION, s);
+  return AsyncFinish("aclrtResetDevice", rt::ResetDevice(deviceId));
 }
 
 aclError aclrtGetDevice(int32_t* deviceId) {
@@ -285,9 +317,7 @@ aclError aclrtGetDeviceCount(uint32_t* count) {
 }
 
 aclError aclrtSynchronizeDevice(void) {
-  const Status s = rt::DeviceSynchronize();
-  return s.ok() ? ACL_SUCCESS
-                : Report("aclrtSynchronizeDevice", ACL_ERROR_RT_AICORE_EXCEPTION, s);
+  return AsyncFinish("aclrtSynchronizeDevice", rt::DeviceSynchronize());
 }
 
 aclError aclrtGetRunMode(aclrtRunMode* runMode) {
@@ -357,27 +387,12 @@ aclError aclrtDestroyStream(aclrtStream stream) {
   if (stream == nullptr) {
     return Invalid("aclrtDestroyStream", "stream is nullptr (the default stream)");
   }
-  rt::Stream* s = nullptr;
-  if (aclError e = Finish("aclrtDestroyStream", rt::ResolveStream(stream, "aclrtDestroyStream",
-                                                                  &s));
-      e != ACL_SUCCESS) {
-    return e;
-  }
-  const Status st = rt::DestroyStream(s);
-  return st.ok() ? ACL_SUCCESS
-                 : Report("aclrtDestroyStream", ACL_ERROR_RT_AICORE_EXCEPTION, st);
+  return AsyncFinish("aclrtDestroyStream", rt::DestroyStream(stream));
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-  rt::Stream* s = nullptr;
-  if (aclError e = Finish("aclrtSynchronizeStream",
-                          rt::ResolveStream(stream, "aclrtSynchronizeStream", &s));
-      e != ACL_SUCCESS) {
-    return e;
-  }
-  const Status st = rt::StreamSynchronize(s);
-  return st.ok() ? ACL_SUCCESS
-                 : Report("aclrtSynchronizeStream", ACL_ERROR_RT_AICORE_EXCEPTION, st);
+  return AsyncFinish("aclrtSynchronizeStream",
+                     rt::StreamSynchronize(stream, "aclrtSynchronizeStream"));
 }
 
 aclError aclrtCreateEvent(aclrtEvent* event) {
@@ -393,8 +408,7 @@ aclError aclrtDestroyEvent(aclrtEvent event) {
 }
 
 aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
-  return Finish("aclrtRecordEvent", rt::RecordEvent(static_cast<rt::Event*>(event),
-                                                    static_cast<rt::Stream*>(stream)));
+  return Finish("aclrtRecordEvent", rt::RecordEvent(static_cast<rt::Event*>(event), stream));
 }
 
 aclError aclrtSynchronizeEvent(aclrtEvent event) {
@@ -421,8 +435,8 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
 }
 
 aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
-  return Finish("aclrtStreamWaitEvent", rt::StreamWaitEvent(static_cast<rt::Stream*>(stream),
-                                                            static_cast<rt::Event*>(event)));
+  return Finish("aclrtStreamWaitEvent",
+                rt::StreamWaitEvent(stream, static_cast<rt::Event*>(event)));
 }
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {

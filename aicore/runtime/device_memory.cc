@@ -124,7 +124,13 @@ void* DeviceMalloc(size_t size, Stream* stream) {
          "device malloc of 0 bytes on device ", device, ": size must be at least 1");
   }
   // Throws memory::OutOfMemoryError (ResourceExhausted) when even an emptied cache cannot serve.
-  return Allocator(device).Malloc(size, stream != nullptr ? StreamId(stream) : 0);
+  uint64_t stream_id = 0;
+  if (stream != nullptr) {
+    std::shared_ptr<Stream> s;
+    if (Status st = ResolveStream(stream, "DeviceMalloc", &s); !st.ok()) throw Error(st);
+    stream_id = StreamId(*s);
+  }
+  return Allocator(device).Malloc(size, stream_id);
 }
 
 void DeviceFree(void* ptr) {
@@ -156,18 +162,22 @@ void DeviceRecordStream(void* ptr, Stream* stream) {
     Fail(StatusCode::kInvalidArgument, std::source_location::current(), "DeviceRecordStream(", ptr,
          "): the stream must be resolved (not nullptr)");
   }
+  // Resolved under the registry lock: a destroyed or foreign handle is NotFound, never read.
+  std::shared_ptr<Stream> held;
+  if (Status st = ResolveStream(stream, "DeviceRecordStream", &held); !st.ok()) throw Error(st);
+  const Stream& resolved = *held;
   const int device = OwningDevice(ptr);
   if (device < 0) {
     Fail(StatusCode::kNotFound, std::source_location::current(), "DeviceRecordStream(", ptr,
          "): not the start of a live device allocation");
   }
-  if (StreamDevice(stream) != device) {
+  if (StreamDevice(resolved) != device) {
     // Each device's tracker only sees its own streams, so such a use could not be fenced.
     Fail(StatusCode::kInvalidArgument, std::source_location::current(), "DeviceRecordStream(", ptr,
-         "): the block belongs to device ", device, " but stream ", StreamId(stream), " to device ",
-         StreamDevice(stream), "; recording across devices is not supported");
+         "): the block belongs to device ", device, " but stream ", StreamId(resolved),
+         " to device ", StreamDevice(resolved), "; recording across devices is not supported");
   }
-  Allocator(device).RecordStream(ptr, StreamId(stream));
+  Allocator(device).RecordStream(ptr, StreamId(resolved));
 }
 
 void DeviceEmptyCache(int device) {

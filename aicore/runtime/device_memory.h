@@ -37,7 +37,8 @@ void DeviceFree(void* ptr);
 // Marks the block at `ptr` (the start of a live DeviceMalloc block) as used by `stream` (resolved,
 // on the block's device) too, like torch's Tensor.record_stream: a later DeviceFree makes the
 // block wait for the work enqueued on `stream` up to that free. Throws NotFound for a pointer
-// that is not a live block, InvalidArgument for nullptr or a stream of another device.
+// that is not a live block or a stream that is not live (destroyed), InvalidArgument for nullptr
+// or a stream of another device.
 void DeviceRecordStream(void* ptr, Stream* stream);
 // Waits for pending frees of `device` and returns every cached segment without live blocks to
 // the host. Throws InvalidArgument for a device id out of range.

@@ -7,6 +7,8 @@
 //   stream's worker until it completes. A wait only ever refers to a record enqueued before it,
 //   so waits cannot form a cycle.
 // - The state is shared with the queued tasks, so destroying an event with work in flight is safe.
+// - A record whose stream was destroyed between resolving and enqueueing completes at once (the
+//   call fails with NotFound), so no wait can hang on a record that will never run.
 #include "aicore/runtime/event.h"
 
 #include <chrono>
@@ -121,36 +123,38 @@ Status DestroyEvent(Event* event) {
   return Status::Ok();
 }
 
-Status RecordEvent(Event* event, Stream* stream) {
+Status RecordEvent(Event* event, const void* stream) {
   std::shared_ptr<Event> e;
   AICORE_RETURN_IF_ERROR(Resolve(event, "RecordEvent", &e));
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "RecordEvent", &s));
   const uint64_t gen = e->Record();
-  Enqueue(s, "event record", [e, gen] {
+  const Status queued = Enqueue(*s, "event record", [e, gen] {
     e->Complete(gen);
     return Status::Ok();
   });
-  return Status::Ok();
+  // The stream was destroyed after it resolved: complete the record so no wait hangs on it.
+  if (!queued.ok()) e->Complete(gen);
+  return queued;
 }
 
-Status StreamWaitEvent(Stream* stream, Event* event) {
+Status StreamWaitEvent(const void* stream, Event* event) {
   std::shared_ptr<Event> e;
   AICORE_RETURN_IF_ERROR(Resolve(event, "StreamWaitEvent", &e));
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "StreamWaitEvent", &s));
   const uint64_t gen = e->recorded();
   if (gen == 0) return Status::Ok();
-  Enqueue(s, "event wait", [e, gen] {
+  return Enqueue(*s, "event wait", [e, gen] {
     e->WaitFor(gen);
     return Status::Ok();
   });
-  return Status::Ok();
 }
 
 Status EventSynchronize(Event* event) {
   std::shared_ptr<Event> e;
   AICORE_RETURN_IF_ERROR(Resolve(event, "EventSynchronize", &e));
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel("EventSynchronize"));
   e->WaitFor(e->recorded());
   return Status::Ok();
 }

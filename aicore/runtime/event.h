@@ -17,11 +17,12 @@ Status CreateEvent(Event** event);
 Status DestroyEvent(Event* event);
 // Enqueues a record of `event` on `stream` (nullptr: default stream). A later record replaces the
 // earlier one for Query, Synchronize and waits enqueued after it.
-Status RecordEvent(Event* event, Stream* stream);
+Status RecordEvent(Event* event, const void* stream);
 // Makes work enqueued on `stream` after this call wait until the event's latest record (as of
 // this call) completes. An event never recorded makes this a no-op.
-Status StreamWaitEvent(Stream* stream, Event* event);
+Status StreamWaitEvent(const void* stream, Event* event);
 // Waits until the event's latest record completes (immediately if never recorded).
+// FailedPrecondition from kernel code (see CheckNotInKernel).
 Status EventSynchronize(Event* event);
 // Stores true in `*complete` when the event's latest record has completed or it was never
 // recorded.

@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@ namespace aicore {
 namespace {
 
 std::mutex g_names_mu;
+std::atomic<size_t> g_launch_failures{0};
 std::unordered_map<const void*, std::string>& Names() {
   static auto* names = new std::unordered_map<const void*, std::string>();
   return *names;
@@ -24,23 +26,37 @@ std::unordered_map<const void*, std::string>& Names() {
 
 Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOptions& options,
                  std::function<void()> body) {
-  sim::LaunchSpec spec;
-  spec.kernel_name = name;
-  spec.block_dim = block_dim;
-  spec.mode = options.mode;
-  spec.chip = options.chip;
-  spec.launch_type = options.launch_type;
-  if (options.tiling.key != 0 || options.tiling.data != nullptr) {
-    // Every core of this launch, and only this launch, sees the launch's tiling.
-    spec.body = [tiling = options.tiling, body = std::move(body)] {
-      sim::CurrentCore().tiling = tiling;
-      body();
-    };
-  } else {
-    spec.body = std::move(body);
+  Status status = detail::CheckLaunch(name, block_dim, body);
+  if (status.ok()) {
+    sim::LaunchSpec spec;
+    spec.kernel_name = name;
+    spec.block_dim = block_dim;
+    spec.mode = options.mode;
+    spec.chip = options.chip;
+    spec.launch_type = options.launch_type;
+    if (options.tiling.key != 0 || options.tiling.data != nullptr) {
+      // Every core of this launch, and only this launch, sees the launch's tiling.
+      spec.body = [tiling = options.tiling, body = std::move(body)] {
+        sim::CurrentCore().tiling = tiling;
+        body();
+      };
+    } else {
+      spec.body = std::move(body);
+    }
+    try {
+      status = sim::RunKernel(spec);
+    } catch (const Error& e) {  // the contract: a launch ends with a Status, never a throw
+      status = e.status();
+    } catch (const std::exception& e) {
+      status = Status(StatusCode::kInternal,
+                      StrCat("launch of kernel ", name, ": exception: ", e.what()));
+    }
   }
-  return sim::RunKernel(spec);
+  if (!status.ok()) detail::NoteLaunchFailure(status);
+  return status;
 }
+
+size_t LaunchFailureCount() { return g_launch_failures.load(); }
 
 void RegisterKernelName(const void* kernel, const std::string& name) {
   std::lock_guard<std::mutex> lk(g_names_mu);
@@ -53,7 +69,24 @@ void RegisterKernelName(const void* kernel, const std::string& name) {
 
 namespace detail {
 
+Status CheckLaunch(const std::string& name, uint32_t block_dim, const std::function<void()>& body) {
+  if (!body) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat("launch of kernel ", name,
+                         ": the kernel function is nullptr; pass a __global__ kernel function"));
+  }
+  if (block_dim < 1 || block_dim > 65535) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat("launch of kernel ", name, ": blockDim ", block_dim,
+                         " is outside [1, 65535] (AscendC numBlocks)"));
+  }
+  return Status::Ok();
+}
+
+void NoteLaunchFailure(const Status& /*status*/) { ++g_launch_failures; }
+
 std::string KernelName(const void* kernel) {
+  if (kernel == nullptr) return "nullptr";
   {
     std::lock_guard<std::mutex> lk(g_names_mu);
     auto it = Names().find(kernel);

@@ -41,10 +41,13 @@ Param ConvertArg(Arg&& arg) {
   }
 }
 
+// Binds `kernel` to converted copies of `args`; an empty function when `kernel` is nullptr (the
+// launch then fails with InvalidArgument).
 template <typename... Params, typename... Args>
 std::function<void()> BindKernel(void (*kernel)(Params...), Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args),
                 "the kernel launch passes a different number of arguments than the kernel takes");
+  if (kernel == nullptr) return {};
   return [kernel, tup = std::tuple<std::decay_t<Params>...>(
                       ConvertArg<std::decay_t<Params>>(std::forward<Args>(args))...)]() {
     std::apply(kernel, tup);
@@ -53,8 +56,15 @@ std::function<void()> BindKernel(void (*kernel)(Params...), Args&&... args) {
 
 // Returns the name a kernel function is reported under: the name ACLRT_LAUNCH_KERNEL or
 // RegisterKernelName gave it, else its symbol name when the dynamic linker knows it, else
-// "kernel@<address>".
+// "kernel@<address>" ("nullptr" for a null pointer).
 std::string KernelName(const void* kernel);
+
+// Returns Ok, or InvalidArgument naming kernel `name` when `block_dim` is outside [1, 65535] or
+// `body` is empty (a nullptr kernel function).
+Status CheckLaunch(const std::string& name, uint32_t block_dim, const std::function<void()>& body);
+
+// Counts a failed or rejected launch (LaunchFailureCount); `status` is its error.
+void NoteLaunchFailure(const Status& status);
 
 // Converts a launch result to the ACL error code ACLRT_LAUNCH_KERNEL returns (0 on success) and
 // records a failure's message for aclGetRecentErrMsg.
@@ -80,7 +90,13 @@ LaunchOptions DefaultLaunchOptions();
 // `name` forgets the registration.
 void RegisterKernelName(const void* kernel, const std::string& name);
 
-// Runs `body` as kernel `name` on `block_dim` blocks and waits for it.
+// Returns how many launches failed or were rejected in this process (kernel errors, deadlocks,
+// bad blockDim, null kernels, stale streams). `aicore check` counts them as defects.
+size_t LaunchFailureCount();
+
+// Runs `body` as kernel `name` on `block_dim` blocks and waits for it. Returns the first error a
+// block raised (kernel, block, API, value, file:line), a Deadlock, or InvalidArgument for a bad
+// blockDim or an empty body; never throws.
 Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOptions& options,
                  std::function<void()> body);
 

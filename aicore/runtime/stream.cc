@@ -2,12 +2,22 @@
 //
 // - A Stream owns a FIFO of tasks and one worker thread that pops and runs them in order. A task
 //   is a function returning Status plus a description for error messages.
-// - The first failing task's Status is kept (later failures are only counted) and handed to the
-//   next Synchronize, which waits until the FIFO is empty and no task is running, then clears it.
-//   Tasks after a failure still run, as later work on a device stream would.
-// - Handles are raw pointers checked against a registry, so a destroyed or foreign handle is an
-//   error, never a dereference. Each device has a lazily created default stream (the nullptr
-//   handle), which lives until the device is reset.
+// - Lifetimes are shared: the registry holds a shared_ptr per live stream and every API call
+//   resolves a handle to its own shared_ptr under the registry lock, so a stream another thread
+//   destroys meanwhile stays valid until the call ends (it then sees a closed stream, never freed
+//   memory). DestroyStream and device reset remove the stream from the registry, then Close it:
+//   new work is refused (NotFound), queued work runs, the worker is joined.
+// - Errors are kept per stream, in two slots: one consumed by the stream's own Synchronize (and
+//   DestroyStream), one by device-wide synchronisation. A device sync on one thread therefore
+//   never takes the error another thread's aclrtSynchronizeStream is about to report. The stream's
+//   own consumer clears both slots (its owner has seen the error), the device consumer only its
+//   own, so each error is reported at most once to each. The first failing task's Status is kept per slot (later
+//   failures are only counted). Tasks after a failure still run, as later work on a device stream
+//   would. A failing task is also printed to stderr once, when it fails, so programs that ignore
+//   the synchronize result (as CANN samples do) still show the kernel's report.
+// - Host synchronisation from kernel code (a kernel calling aclrtSynchronizeStream) is refused
+//   with FailedPrecondition: launches run one at a time, so any kernel queued behind the calling
+//   one would wait for it forever.
 // - Kernel launches run through aicore::RunKernel on the worker thread; the scheduler serialises
 //   launches from different streams.
 // - Streams are the caching allocator's completion source: Enqueue takes a sequence number from
@@ -20,6 +30,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -31,8 +42,12 @@
 #include "aicore/runtime/device.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/memory/completion.h"
+#include "aicore/sim/core.h"
 
 namespace aicore::rt {
+
+// Joins the "<what> on stream N (device D" prefix of a work error and its cause.
+constexpr const char* kWorkErrorMarker = ") failed: ";
 
 class Stream {
  public:
@@ -41,40 +56,59 @@ class Stream {
         id_(id),
         is_default_(is_default),
         tracker_(DeviceCompletionTracker(device)),
-        worker_([this] { Run(); }) {}
+        worker_([this] { Run(); }),
+        worker_id_(worker_.get_id()) {}
 
   ~Stream() {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      stop_ = true;
+    Stop();
+    if (worker_.joinable()) {
+      if (OnWorker()) {
+        worker_.detach();  // cannot happen through the API (tasks hold no stream references)
+      } else {
+        worker_.join();
+      }
     }
-    work_cv_.notify_all();
-    worker_.join();
   }
 
-  void Enqueue(std::string what, std::function<Status()> work) {
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  Status Enqueue(std::string what, std::function<Status()> work) {
     {
       std::lock_guard<std::mutex> lk(mu_);
+      if (closed_) return ClosedError("enqueue");
       // Numbered under the lock so sequence order is queue order (Retire(n) retires all <= n).
       const uint64_t seq = tracker_.Submit(id_);
       queue_.push_back(Task{std::move(what), std::move(work), seq});
     }
     work_cv_.notify_one();
+    return Status::Ok();
   }
 
-  Status Synchronize() {
+  // Waits until the queue drained and nothing runs; returns and clears `consumer`'s error.
+  Status Synchronize(StreamErrorConsumer consumer) {
     if (OnWorker()) return SelfWaitError("synchronize");
     std::unique_lock<std::mutex> lk(mu_);
     done_cv_.wait(lk, [this] { return queue_.empty() && !running_; });
-    Status s = std::move(error_);
-    error_ = Status();
-    if (!s.ok() && later_errors_ != 0) {
-      s = Status(s.code(), StrCat(s.message(), " (and ", later_errors_, " later error",
-                                  later_errors_ == 1 ? "" : "s", " on the same stream)"),
-                 s.where());
+    return TakeError(consumer);
+  }
+
+  // Refuses further work, lets queued work finish, stops and joins the worker. Returns the error
+  // the stream's own Synchronize would have returned. Idempotent; concurrent callers all wait.
+  Status Close() {
+    if (OnWorker()) return SelfWaitError("DestroyStream");
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      closed_ = true;
+      done_cv_.wait(lk, [this] { return queue_.empty() && !running_; });
     }
-    later_errors_ = 0;
-    return s;
+    Stop();
+    {
+      std::lock_guard<std::mutex> lk(join_mu_);
+      if (worker_.joinable()) worker_.join();
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    return TakeError(StreamErrorConsumer::kStream);
   }
 
   bool Idle() {
@@ -83,7 +117,7 @@ class Stream {
   }
 
   // True on the stream's own worker thread (inside a host callback of this stream).
-  bool OnWorker() const { return std::this_thread::get_id() == worker_.get_id(); }
+  bool OnWorker() const { return std::this_thread::get_id() == worker_id_; }
 
   Status SelfWaitError(const char* what) const {
     return Status(StatusCode::kFailedPrecondition,
@@ -102,6 +136,43 @@ class Stream {
     uint64_t seq = 0;  // the tracker's sequence number, retired once the task has run
   };
 
+  // The first error since the slot's consumer last took it, and how many failed after it.
+  struct ErrorSlot {
+    Status first;
+    size_t later = 0;
+  };
+
+  Status ClosedError(const char* what) const {
+    return Status(StatusCode::kNotFound,
+                  StrCat(what, " on stream ", id_, ": the stream was destroyed"));
+  }
+
+  // Returns and clears `consumer`'s slot. The stream's own consumer clears the device slot too:
+  // an error its owner has seen is not reported again by a later device synchronize. Requires
+  // mu_.
+  Status TakeError(StreamErrorConsumer consumer) {
+    ErrorSlot& slot = slots_[static_cast<int>(consumer)];
+    Status s = std::move(slot.first);
+    if (!s.ok() && slot.later != 0) {
+      s = Status(s.code(), StrCat(s.message(), " (and ", slot.later, " later error",
+                                  slot.later == 1 ? "" : "s", " on the same stream)"),
+                 s.where());
+    }
+    slot = ErrorSlot();
+    if (consumer == StreamErrorConsumer::kStream) {
+      slots_[static_cast<int>(StreamErrorConsumer::kDevice)] = ErrorSlot();
+    }
+    return s;
+  }
+
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+  }
+
   void Run() {
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
@@ -113,16 +184,24 @@ class Stream {
       lk.unlock();
       Status s = RunTask(task);
       tracker_.Retire(id_, task.seq);  // before running_ drops, so Synchronize implies retired
+      if (!s.ok()) {
+        s = Status(s.code(),
+                   StrCat(task.what, " on stream ", id_, " (device ", device_, kWorkErrorMarker,
+                          s.message()),
+                   s.where());
+        // Printed once, when it happens: the result of a later synchronize is often ignored.
+        std::fprintf(stderr, "[aicore error] %s\n", s.ToString().c_str());
+        std::fflush(stderr);
+      }
       lk.lock();
       running_ = false;
       if (!s.ok()) {
-        if (error_.ok()) {
-          error_ = Status(s.code(),
-                          StrCat(task.what, " on stream ", id_, " (device ", device_,
-                                 ") failed: ", s.message()),
-                          s.where());
-        } else {
-          ++later_errors_;
+        for (ErrorSlot& slot : slots_) {
+          if (slot.first.ok()) {
+            slot.first = s;
+          } else {
+            ++slot.later;
+          }
         }
       }
       if (queue_.empty()) done_cv_.notify_all();
@@ -151,33 +230,41 @@ class Stream {
   std::deque<Task> queue_;
   bool running_ = false;
   bool stop_ = false;
-  Status error_;
-  size_t later_errors_ = 0;
-  std::thread worker_;  // last: starts after the members it uses exist
+  bool closed_ = false;  // Close was called: Enqueue refuses work
+  ErrorSlot slots_[2];   // indexed by StreamErrorConsumer
+  std::mutex join_mu_;   // serialises joining the worker between concurrent Close calls
+  std::thread worker_;   // after the members it uses exist
+  const std::thread::id worker_id_;  // read without a lock: worker_ is joined concurrently
 };
 
 namespace {
 
 struct StreamRegistry {
   std::mutex mu;
-  std::unordered_map<const void*, std::unique_ptr<Stream>> live;
-  std::vector<Stream*> defaults;  // per device; nullptr until first use
+  std::unordered_map<const void*, std::shared_ptr<Stream>> live;
+  std::vector<std::shared_ptr<Stream>> defaults;  // per device; empty until first use
   std::atomic<uint64_t> next_id{1};  // ids start at 1: 0 is the allocator's "no stream"
 };
 
 StreamRegistry& Reg() {
   static auto* r = [] {
     auto* reg = new StreamRegistry();
-    reg->defaults.assign(static_cast<size_t>(GetDeviceCount()), nullptr);
+    reg->defaults.resize(static_cast<size_t>(GetDeviceCount()));
     return reg;
   }();
   return *r;
 }
 
-// Removes every stream of `device`, its default stream included, from the registry.
-std::vector<std::unique_ptr<Stream>> TakeDeviceStreams(int device) {
+Status NotLive(const char* api, const void* handle) {
+  return Status(StatusCode::kNotFound,
+                StrCat(api, ": stream ", handle,
+                       " is not a live stream (destroyed already, or never created)"));
+}
+
+// Takes every stream of `device` (its default stream included) out of the registry.
+std::vector<std::shared_ptr<Stream>> TakeDeviceStreams(int device) {
   StreamRegistry& r = Reg();
-  std::vector<std::unique_ptr<Stream>> taken;
+  std::vector<std::shared_ptr<Stream>> taken;
   std::lock_guard<std::mutex> lk(r.mu);
   for (auto it = r.live.begin(); it != r.live.end();) {
     if (it->second->device() == device) {
@@ -187,18 +274,46 @@ std::vector<std::unique_ptr<Stream>> TakeDeviceStreams(int device) {
       ++it;
     }
   }
-  r.defaults[static_cast<size_t>(device)] = nullptr;
+  r.defaults[static_cast<size_t>(device)].reset();
   return taken;
 }
 
+// Returns the live streams of `device`, each held for the caller.
+std::vector<std::shared_ptr<Stream>> DeviceStreams(int device) {
+  StreamRegistry& r = Reg();
+  std::vector<std::shared_ptr<Stream>> streams;
+  std::lock_guard<std::mutex> lk(r.mu);
+  for (auto& [handle, s] : r.live) {
+    if (s->device() == device) streams.push_back(s);
+  }
+  return streams;
+}
+
 }  // namespace
+
+bool IsStreamWorkError(const Status& status) {
+  const std::string& m = status.message();
+  const size_t on = m.find(" on stream ");
+  return !status.ok() && on != std::string::npos && m.find(" (device ", on) != std::string::npos &&
+         m.find(kWorkErrorMarker, on) != std::string::npos;
+}
+
+Status CheckNotInKernel(const char* api) {
+  const sim::Core* core = sim::CurrentCoreOrNull();
+  if (core == nullptr) return Status::Ok();
+  return Status(StatusCode::kFailedPrecondition,
+                StrCat(api, " called from kernel code (kernel ", core->kernel_name(), ", ",
+                       core->Name(),
+                       "): host synchronisation cannot run inside a kernel; launches run one at "
+                       "a time, so work queued behind this kernel would wait for it forever"));
+}
 
 Status CreateStream(Stream** stream) {
   if (stream == nullptr) {
     return Status(StatusCode::kInvalidArgument, "CreateStream: the output pointer is nullptr");
   }
   StreamRegistry& r = Reg();
-  auto s = std::make_unique<Stream>(CurrentDevice(), r.next_id++, false);
+  auto s = std::make_shared<Stream>(CurrentDevice(), r.next_id++, false);
   Stream* raw = s.get();
   {
     std::lock_guard<std::mutex> lk(r.mu);
@@ -208,21 +323,18 @@ Status CreateStream(Stream** stream) {
   return Status::Ok();
 }
 
-Status DestroyStream(Stream* stream) {
+Status DestroyStream(const void* stream) {
   if (stream == nullptr) {
     return Status(StatusCode::kInvalidArgument,
                   "DestroyStream: the default stream (nullptr) cannot be destroyed");
   }
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel("DestroyStream"));
   StreamRegistry& r = Reg();
-  std::unique_ptr<Stream> owned;
+  std::shared_ptr<Stream> owned;
   {
     std::lock_guard<std::mutex> lk(r.mu);
     auto it = r.live.find(stream);
-    if (it == r.live.end()) {
-      return Status(StatusCode::kNotFound,
-                    StrCat("DestroyStream: ", static_cast<const void*>(stream),
-                           " is not a live stream (destroyed already, or never created)"));
-    }
+    if (it == r.live.end()) return NotLive("DestroyStream", stream);
     if (it->second->is_default()) {
       return Status(StatusCode::kInvalidArgument,
                     "DestroyStream: a device's default stream cannot be destroyed");
@@ -231,51 +343,68 @@ Status DestroyStream(Stream* stream) {
     owned = std::move(it->second);
     r.live.erase(it);
   }
-  return owned->Synchronize();
+  return owned->Close();
 }
 
-Status ResolveStream(const void* handle, const char* api, Stream** stream) {
+Status ResolveStream(const void* handle, const char* api, std::shared_ptr<Stream>* stream) {
   StreamRegistry& r = Reg();
   std::lock_guard<std::mutex> lk(r.mu);
   if (handle == nullptr) {
     const int device = CurrentDevice();
-    Stream*& d = r.defaults[static_cast<size_t>(device)];
+    std::shared_ptr<Stream>& d = r.defaults[static_cast<size_t>(device)];
     if (d == nullptr) {
-      auto s = std::make_unique<Stream>(device, r.next_id++, true);
-      d = s.get();
-      r.live.emplace(d, std::move(s));
+      d = std::make_shared<Stream>(device, r.next_id++, true);
+      r.live.emplace(d.get(), d);
     }
     *stream = d;
     return Status::Ok();
   }
   auto it = r.live.find(handle);
-  if (it == r.live.end()) {
-    return Status(StatusCode::kNotFound,
-                  StrCat(api, ": stream ", handle,
-                         " is not a live stream (destroyed already, or never created)"));
-  }
-  *stream = it->second.get();
+  if (it == r.live.end()) return NotLive(api, handle);
+  *stream = it->second;
   return Status::Ok();
 }
 
-int StreamDevice(const Stream* stream) { return stream->device(); }
-uint64_t StreamId(const Stream* stream) { return stream->id(); }
+int StreamDevice(const Stream& stream) { return stream.device(); }
+uint64_t StreamId(const Stream& stream) { return stream.id(); }
 
-void Enqueue(Stream* stream, std::string what, std::function<Status()> work) {
-  stream->Enqueue(std::move(what), std::move(work));
+int StreamDevice(const void* handle) {
+  std::shared_ptr<Stream> s;
+  return ResolveStream(handle, "StreamDevice", &s).ok() ? s->device() : -1;
 }
 
-Status StreamSynchronize(Stream* stream) {
-  Stream* s = nullptr;
-  AICORE_RETURN_IF_ERROR(ResolveStream(stream, "StreamSynchronize", &s));
-  return s->Synchronize();
+uint64_t StreamId(const void* handle) {
+  std::shared_ptr<Stream> s;
+  return ResolveStream(handle, "StreamId", &s).ok() ? s->id() : 0;
 }
 
-Status StreamQuery(Stream* stream, bool* idle) {
+Status Enqueue(const void* stream, std::string what, std::function<Status()> work) {
+  std::shared_ptr<Stream> s;
+  AICORE_RETURN_IF_ERROR(ResolveStream(stream, "Enqueue", &s));
+  return s->Enqueue(std::move(what), std::move(work));
+}
+
+Status Enqueue(Stream& stream, std::string what, std::function<Status()> work) {
+  return stream.Enqueue(std::move(what), std::move(work));
+}
+
+Status StreamSynchronize(Stream& stream, StreamErrorConsumer consumer) {
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel("StreamSynchronize"));
+  return stream.Synchronize(consumer);
+}
+
+Status StreamSynchronize(const void* stream, const char* api) {
+  std::shared_ptr<Stream> s;
+  AICORE_RETURN_IF_ERROR(ResolveStream(stream, api, &s));
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel(api));
+  return s->Synchronize(StreamErrorConsumer::kStream);
+}
+
+Status StreamQuery(const void* stream, bool* idle) {
   if (idle == nullptr) {
     return Status(StatusCode::kInvalidArgument, "StreamQuery: the output pointer is nullptr");
   }
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "StreamQuery", &s));
   *idle = s->Idle();
   return Status::Ok();
@@ -283,69 +412,53 @@ Status StreamQuery(Stream* stream, bool* idle) {
 
 Status LaunchKernelAsync(const void* stream, const std::string& name, uint32_t block_dim,
                          const LaunchOptions& options, std::function<void()> body) {
-  if (block_dim < 1 || block_dim > 65535) {
-    return Status(StatusCode::kInvalidArgument,
-                  StrCat("launch of kernel ", name, ": blockDim ", block_dim,
-                         " is outside [1, 65535] (AscendC numBlocks)"));
+  Status status = detail::CheckLaunch(name, block_dim, body);
+  std::shared_ptr<Stream> s;
+  if (status.ok()) status = ResolveStream(stream, "Launch", &s);
+  if (status.ok()) {
+    status = s->Enqueue(StrCat("kernel ", name), [name, block_dim, options, body = std::move(body)] {
+      return RunKernel(name, block_dim, options, body);
+    });
   }
-  if (!body) {
-    return Status(StatusCode::kInvalidArgument,
-                  StrCat("launch of kernel ", name, ": no kernel function"));
-  }
-  Stream* s = nullptr;
-  AICORE_RETURN_IF_ERROR(ResolveStream(stream, "Launch", &s));
-  s->Enqueue(StrCat("kernel ", name), [name, block_dim, options, body = std::move(body)] {
-    return RunKernel(name, block_dim, options, body);
-  });
-  return Status::Ok();
+  if (!status.ok()) detail::NoteLaunchFailure(status);  // RunKernel counts the ones that ran
+  return status;
 }
 
 Status MemcpyAsync(void* dst, const void* src, size_t count, const void* stream) {
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "MemcpyAsync", &s));
-  s->Enqueue(StrCat("memcpy of ", count, " bytes"), [dst, src, count] {
+  return s->Enqueue(StrCat("memcpy of ", count, " bytes"), [dst, src, count] {
     if (count != 0) std::memmove(dst, src, count);
     return Status::Ok();
   });
-  return Status::Ok();
 }
 
 Status MemsetAsync(void* dst, int value, size_t count, const void* stream) {
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "MemsetAsync", &s));
-  s->Enqueue(StrCat("memset of ", count, " bytes"), [dst, value, count] {
+  return s->Enqueue(StrCat("memset of ", count, " bytes"), [dst, value, count] {
     if (count != 0) std::memset(dst, value, count);
     return Status::Ok();
   });
-  return Status::Ok();
 }
 
 Status LaunchHostFunc(const void* stream, std::function<void()> fn) {
   if (!fn) return Status(StatusCode::kInvalidArgument, "LaunchHostFunc: empty function");
-  Stream* s = nullptr;
+  std::shared_ptr<Stream> s;
   AICORE_RETURN_IF_ERROR(ResolveStream(stream, "LaunchHostFunc", &s));
-  s->Enqueue("host callback", [fn = std::move(fn)] {
+  return s->Enqueue("host callback", [fn = std::move(fn)] {
     fn();
     return Status::Ok();
   });
-  return Status::Ok();
 }
 
 Status SynchronizeDeviceStreams(int device) {
   AICORE_RETURN_IF_ERROR(CheckDevice(device, "DeviceSynchronize"));
-  std::vector<Stream*> streams;
-  StreamRegistry& r = Reg();
-  {
-    std::lock_guard<std::mutex> lk(r.mu);
-    for (auto& [handle, s] : r.live) {
-      if (s->device() == device) streams.push_back(s.get());
-    }
-  }
-  // Destroying a stream on another thread while its device synchronizes is a race in the caller
-  // (as with the ACL runtime): the pointers below are assumed to stay live.
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel("DeviceSynchronize"));
   Status first;
-  for (Stream* s : streams) {
-    Status st = s->Synchronize();
+  // Each stream is held while it is synchronised; one destroyed meanwhile is already drained.
+  for (const std::shared_ptr<Stream>& s : DeviceStreams(device)) {
+    Status st = s->Synchronize(StreamErrorConsumer::kDevice);
     if (first.ok() && !st.ok()) first = std::move(st);
   }
   return first;
@@ -353,16 +466,13 @@ Status SynchronizeDeviceStreams(int device) {
 
 Status DestroyDeviceStreams(int device) {
   AICORE_RETURN_IF_ERROR(CheckDevice(device, "ResetDevice"));
-  {
-    StreamRegistry& r = Reg();
-    std::lock_guard<std::mutex> lk(r.mu);
-    for (auto& [handle, s] : r.live) {
-      if (s->device() == device && s->OnWorker()) return s->SelfWaitError("ResetDevice");
-    }
+  AICORE_RETURN_IF_ERROR(CheckNotInKernel("ResetDevice"));
+  for (const std::shared_ptr<Stream>& s : DeviceStreams(device)) {
+    if (s->OnWorker()) return s->SelfWaitError("ResetDevice");
   }
   Status first;
-  for (auto& s : TakeDeviceStreams(device)) {
-    Status st = s->Synchronize();
+  for (const std::shared_ptr<Stream>& s : TakeDeviceStreams(device)) {
+    Status st = s->Close();
     if (first.ok() && !st.ok()) first = std::move(st);
   }
   return first;

@@ -1,6 +1,9 @@
 // CPU-debug compatibility state: kernel mode (which also sets the default launch options) and
 // tiling key.
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 
 #include "tikicpulib.h"
 
@@ -28,8 +31,15 @@ aicore::LaunchOptions IcpuOptions() {
   return o;
 }
 
-void IcpuCheck(const aicore::Status& status) {
-  if (!status.ok()) throw aicore::Error(status);
+void IcpuCheck(const aicore::Status& status, const char* func, uint32_t block_dim,
+               const char* file, int line) {
+  if (status.ok()) return;
+  std::cout.flush();
+  std::fflush(stdout);
+  std::fprintf(stderr, "[aicore error] ICPU_RUN_KF(%s, %u) at %s:%d failed: %s\n", func, block_dim,
+               file, line, status.ToString().c_str());
+  std::fflush(nullptr);
+  std::exit(EXIT_FAILURE);
 }
 
 void SetTilingKey(uint64_t key) { g_tiling_key = key; }

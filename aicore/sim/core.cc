@@ -14,6 +14,7 @@
 // scalar work runs at once (the vector pipe stays in order), so a missing V->MTE3 flag is found by
 // racecheck, not by this mode.
 #include "aicore/sim/core.h"
+#include "aicore/sim/source_site.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -150,12 +151,16 @@ uint64_t DifferentialSeed() { return Seed().load(); }
 
 void SetCurrentCore(Core* core) { internal::current_core = core; }
 
+std::string SourceSite(const std::source_location& loc) {
+  const char* file = loc.file_name();
+  const char* base = std::strrchr(file, '/');
+  return StrCat(base ? base + 1 : file, ":", loc.line());
+}
+
 void KernelFailMessage(StatusCode code, const char* api, const std::source_location& loc,
                        const std::string& message) {
   Core* core = internal::current_core;
-  const char* file = loc.file_name();
-  const char* base = std::strrchr(file, '/');
-  std::string where = StrCat(base ? base + 1 : file, ":", loc.line());
+  const std::string where = SourceSite(loc);
   std::string who = core ? StrCat(core->kernel_name(), " ", core->Name(), ": ") : "";
   throw Error(Status(code, StrCat(who, api, ": ", message, " (at ", where, ")"), loc));
 }

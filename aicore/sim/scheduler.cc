@@ -30,6 +30,7 @@
 #include "aicore/core/env.h"
 #include "aicore/core/log.h"
 #include "aicore/sim/fiber.h"
+#include "aicore/sim/source_site.h"
 
 namespace aicore::sim {
 
@@ -512,13 +513,19 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
   if (b->cancelled) throw BlockCancelled{};
 }
 
-void SyncAllCores(bool aiv_only, const std::source_location& loc) {
+void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t participants) {
   Launch* L = t_launch;
   if (L == nullptr) {
     Fail(StatusCode::kFailedPrecondition, loc, "SyncAll outside a kernel launch");
   }
   Core& core = CurrentCore();
-  const int64_t need = aiv_only ? L->aiv_count : static_cast<int64_t>(L->tasks.size());
+  const int64_t all = aiv_only ? L->aiv_count : static_cast<int64_t>(L->tasks.size());
+  if (participants > all) {
+    KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", participants,
+               " exceeds the ", all, " ", aiv_only ? "AIVs" : "cores",
+               " of the launch (GetBlockNum() * GetTaskRatio())");
+  }
+  const int64_t need = participants > 0 ? participants : all;
   if (aiv_only && core.id().type == CoreType::kAic) {
     KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc,
                "SyncAll<isAIVOnly=true> called on an AIC; use SyncAll<false>() in mix kernels");
@@ -534,10 +541,10 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc) {
       return;
     }
   }
-  const int line = static_cast<int>(loc.line());
+  const std::string site = SourceSite(loc);
   BlockUntil([L, gen](LaunchShared&) { return L->syncall_gen != gen; },
-             [L, need, line](LaunchShared&) {
-               return StrCat("SyncAll at line ", line, ": ", L->syncall_arrived, " of ", need,
+             [L, need, site](LaunchShared&) {
+               return StrCat("SyncAll at ", site, ": ", L->syncall_arrived, " of ", need,
                              " cores arrived");
              });
 }

@@ -65,8 +65,9 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
                 const std::function<bool(LaunchShared&)>& hold = {});
 
 // Blocks until every participating core of the launch has arrived: all AIVs (aiv_only) or all
-// cores. The AscendC SyncAll.
-void SyncAllCores(bool aiv_only, const std::source_location& loc);
+// cores, or the first `participants` to arrive when it is > 0 (the software SyncAll's usedCores;
+// InvalidArgument when it exceeds the cores that could take part). The AscendC SyncAll.
+void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t participants = 0);
 
 // Returns the number of cores of `type` in the running launch.
 int64_t LaunchCoreCount(CoreType type);

@@ -6,6 +6,7 @@
 
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/sim/scheduler.h"
+#include "aicore/sim/source_site.h"
 
 namespace AscendC::detail {
 namespace {
@@ -149,14 +150,14 @@ void CrossCoreWait(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) 
                  return in;
                }()));
   const uint64_t key = CounterKey(self, flag);
-  const int line = static_cast<int>(loc.line());
+  const std::string site = aicore::sim::SourceSite(loc);
   aicore::sim::BlockUntil(
       [key](LaunchShared& sh) {
         auto it = sh.counters.find(key);
         return it != sh.counters.end() && it->second > 0;
       },
-      [flag, mode, line](LaunchShared&) {
-        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at line ", line,
+      [flag, mode, site](LaunchShared&) {
+        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at ", site,
                               ": no core has set the flag");
       });
   aicore::sim::WithSchedulerLock([key](LaunchShared& sh) { --sh.counters[key]; });

@@ -8,10 +8,13 @@
 
 namespace AscendC {
 
-// Waits until every AIV of the launch (isAIVOnly) or every core has reached a SyncAll.
-template <bool isAIVOnly = true>
-void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
-  auto& core = detail::Core();
+namespace detail {
+
+// The barrier both SyncAll forms use: flushes the core's pipes, issues the SyncAll instruction
+// and waits for `participants` cores (0: all AIVs, or all cores unless isAIVOnly).
+template <bool isAIVOnly>
+void SyncAllBarrier(SrcLoc loc, int64_t participants) {
+  auto& core = Core();
   core.Flush(aicore::sim::Pipe::kAll);  // every GM write of this core lands before the barrier
   AICORE_ISSUE(core, ([&] {
                  aicore::sim::Instr in;
@@ -21,11 +24,20 @@ void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
                  in.loc = loc;
                  return in;
                }()));
-  aicore::sim::SyncAllCores(isAIVOnly, loc);
+  aicore::sim::SyncAllCores(isAIVOnly, loc, participants);
+}
+
+}  // namespace detail
+
+// Waits until every AIV of the launch (isAIVOnly) or every core has reached a SyncAll.
+template <bool isAIVOnly = true>
+void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
+  detail::SyncAllBarrier<isAIVOnly>(loc, 0);
 }
 
 // The software SyncAll: GM and UB workspaces as documented (gmWorkspace >= blocks * 32 B, zeroed);
-// here the workspaces are only checked, and the barrier is the scheduler's.
+// here the workspaces are only checked, and the barrier is the scheduler's, among `usedCores`
+// cores when it is > 0 (at most the launch's AIVs), else among all.
 template <bool isAIVOnly = true>
 void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
              const int32_t usedCores = 0, detail::SrcLoc loc = detail::SrcLoc::current()) {
@@ -36,7 +48,7 @@ void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t
                  gmWorkspace.GetSize() * sizeof(int32_t), " B; ", cores, " cores need ",
                  cores * 32, " B");
   }
-  SyncAll<isAIVOnly>(loc);
+  detail::SyncAllBarrier<isAIVOnly>(loc, usedCores > 0 ? usedCores : 0);
 }
 
 }  // namespace AscendC

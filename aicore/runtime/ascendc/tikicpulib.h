@@ -1,6 +1,7 @@
 // Compatibility with CANN's CPU debug mode host programs: AscendC::GmAlloc/GmFree,
-// AscendC::SetKernelMode, ICPU_RUN_KF and ICPU_SET_TILING_KEY. ICPU_RUN_KF throws aicore::Error
-// with the kernel's message when a block fails.
+// AscendC::SetKernelMode, ICPU_RUN_KF and ICPU_SET_TILING_KEY. When a kernel launched by
+// ICPU_RUN_KF fails, the report goes to stderr, stdout is flushed and the program exits with
+// status 1, as a CANN CPU-mode program ends when a core fails (docs/errors.md); it never throws.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +24,12 @@ KernelMode GetKernelMode();
 namespace detail {
 // Returns the launch options ICPU_RUN_KF uses (from SetKernelMode).
 aicore::LaunchOptions IcpuOptions();
-// Throws aicore::Error unless `status` is ok.
-void IcpuCheck(const aicore::Status& status);
+// Returns when `status` is ok. Otherwise prints "ICPU_RUN_KF(<func>, <blockDim>) at <file:line>
+// failed" and the kernel's report to stderr, flushes every stdio stream and std::cout, and exits
+// the process with status 1 (std::exit: atexit handlers run, so `aicore check` still prints its
+// summary and counts the failed launch).
+void IcpuCheck(const aicore::Status& status, const char* func, uint32_t block_dim,
+               const char* file, int line);
 void SetTilingKey(uint64_t key);
 }  // namespace detail
 
@@ -39,6 +44,7 @@ uint64_t GetTilingKey();
 #define ICPU_RUN_KF(func, blockDim, ...)                                                    \
   ::AscendC::detail::IcpuCheck(::aicore::LaunchSync(#func, func, (blockDim),              \
                                                     ::AscendC::detail::IcpuOptions(),      \
-                                                    __VA_ARGS__))
+                                                    __VA_ARGS__),                          \
+                               #func, (blockDim), __FILE__, __LINE__)
 
 #define ICPU_SET_TILING_KEY(key) ::AscendC::detail::SetTilingKey(key)

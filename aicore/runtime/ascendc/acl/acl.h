@@ -167,9 +167,15 @@ aclError aclrtSetCurrentContext(aclrtContext context);
 aclError aclrtGetCurrentContext(aclrtContext* context);
 
 aclError aclrtCreateStream(aclrtStream* stream);
+// Waits for the stream's work and destroys it; returns its pending error like
+// aclrtSynchronizeStream. Safe while other threads use the handle (they then get
+// ACL_ERROR_INVALID_RESOURCE_HANDLE).
 aclError aclrtDestroyStream(aclrtStream stream);
-// Waits for the stream's work; an error raised by that work (a kernel failure names the kernel)
-// is returned as ACL_ERROR_RT_AICORE_EXCEPTION with its text in aclGetRecentErrMsg.
+// Waits for the stream's work; an error raised by that work (a kernel failure names the kernel,
+// block, API and file:line; it was also printed to stderr when it happened) is returned as
+// ACL_ERROR_RT_AICORE_EXCEPTION with its text in aclGetRecentErrMsg, even when a device
+// synchronize on another thread reported it first (docs/errors.md). ACL_ERROR_FAILURE from kernel
+// code, which cannot wait for host work.
 aclError aclrtSynchronizeStream(aclrtStream stream);
 
 aclError aclrtCreateEvent(aclrtEvent* event);
