@@ -260,10 +260,22 @@ Chip LoadChip(std::string_view name_or_path) {
        "' (presets: ", known, "; or a path to a .json file)");
 }
 
+namespace {
+// Set by SetBuildDefaultChip from static initialisers, before any launch reads DefaultChip().
+std::string& BuildDefaultChip() {
+  static std::string name = "ascend910b1";
+  return name;
+}
+}  // namespace
+
+void SetBuildDefaultChip(const char* name) {
+  if (name != nullptr && *name != '\0') BuildDefaultChip() = name;
+}
+
 const Chip& DefaultChip() {
   static const Chip chip = [] {
     const auto env = env::Get("AICORE_CHIP");
-    return LoadChip(env ? *env : "ascend910b1");
+    return LoadChip(env ? *env : BuildDefaultChip());
   }();
   return chip;
 }

@@ -69,7 +69,12 @@ Chip ParseChip(std::string_view json_text, std::string_view origin);
 // Throws aicore::Error (NotFound) listing the presets when neither exists.
 Chip LoadChip(std::string_view name_or_path);
 // Returns the chip kernels run on unless a launch names another: AICORE_CHIP if set, else
-// ascend910b1. Loaded once.
+// the build's default (SetBuildDefaultChip), else ascend910b1. Loaded once.
 const Chip& DefaultChip();
+
+// Makes `name` (a preset or a file) the chip DefaultChip() loads when AICORE_CHIP is unset: what
+// a build configured for one SoC sets (tikicpulib::<SoC>, see cmake/tikicpulib). Takes effect
+// only before DefaultChip()'s first call; later calls are ignored.
+void SetBuildDefaultChip(const char* name);
 
 }  // namespace aicore::arch

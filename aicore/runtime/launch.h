@@ -261,3 +261,11 @@ AscLauncher<Params...> AscLaunch(void (*kernel)(Params...), const AscKernelInfo&
 // aclrtlaunch_<name> functions do.
 #define ACLRT_LAUNCH_KERNEL(kernel_name) \
   ::aicore::detail::MakeAclrtLauncher(#kernel_name, kernel_name)
+
+#ifdef AICORE_SOC_CHIP
+namespace aicore::detail {
+// A program built for one SoC (tikicpulib::<SoC> defines AICORE_SOC_CHIP, see cmake/tikicpulib)
+// runs on that SoC's chip preset unless AICORE_CHIP names another.
+inline const bool kBuildChipSet = (arch::SetBuildDefaultChip(AICORE_SOC_CHIP), true);
+}  // namespace aicore::detail
+#endif
