@@ -16,10 +16,14 @@
 #include "aicore/sim/core.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "aicore/sim/page_pool.h"
+
+thread_local constinit int64_t block_idx = 0;
+thread_local constinit int64_t block_num = 0;
 
 namespace aicore::sim {
 
@@ -93,6 +97,10 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
 }
 
 Core::~Core() {
+  if (!print_pending.empty()) {
+    print_pending += '\n';
+    std::fwrite(print_pending.data(), 1, print_pending.size(), stdout);
+  }
   if (arena_ != nullptr) ReleaseMapping(arena_, arena_bytes_, 0);
 }
 
@@ -138,7 +146,17 @@ void Core::FlushDeferred(Pipe pipe) {
 void SetDifferentialSeed(uint64_t seed) { Seed().store(seed); }
 uint64_t DifferentialSeed() { return Seed().load(); }
 
-void SetCurrentCore(Core* core) { internal::current_core = core; }
+void SetCurrentCore(Core* core) {
+  internal::current_core = core;
+  // See Note [Built-in block variables]: the raw values of the core now running on this thread.
+  if (core != nullptr) {
+    ::block_idx = core->id().group_idx;
+    ::block_num = core->id().block_num / core->id().sub_block_num;
+  } else {
+    ::block_idx = 0;
+    ::block_num = 0;
+  }
+}
 
 void KernelFailMessage(StatusCode code, const char* api, const std::source_location& loc,
                        const std::string& message) {

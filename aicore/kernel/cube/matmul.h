@@ -43,6 +43,7 @@
 #include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
+#include "aicore/kernel/sys.h"
 #include "aicore/kernel/tensor/global_tensor.h"
 #include "aicore/kernel/tensor/local_tensor.h"
 
@@ -54,6 +55,13 @@ void SetSysWorkspace(GM_ADDR workspace);
 // AIV -> AIC messages in host memory, so it does not need the workspace.
 GM_ADDR GetSysWorkSpacePtr();
 inline void SetSysWorkSpace(GM_ADDR workspace) { SetSysWorkspace(workspace); }
+// Returns the user part of a kernel's workspace argument: what follows the system workspace the
+// framework reserves (RESERVED_WORKSPACE: 16 MiB on 2201/3002, 2 MiB elsewhere).
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+  const int arch = detail::Core().chip().npu_arch;
+  const uint64_t reserved = (arch == 2201 || arch == 3002) ? 16ull << 20 : 2ull << 20;
+  return workspace == nullptr ? nullptr : workspace + reserved;
+}
 
 namespace detail {
 
@@ -1161,8 +1169,15 @@ bool RegistMatmulObjs(const SrcLoc& loc, TPipe* pipe, GM_ADDR workspace, MM& mm)
 
 }  // namespace AscendC
 
+// The matmul namespace of CANN's Matmul headers; kernels written `using namespace matmul;` also
+// reach the system-variable helpers through it.
 namespace matmul {
 using AscendC::CFG_IBSHARE_NORM;
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+using AscendC::GetSubBlockIdx;
+using AscendC::GetSysWorkSpacePtr;
+using AscendC::GetTaskRatio;
 using AscendC::CFG_MDL;
 using AscendC::CFG_NORM;
 using AscendC::GetBasicConfig;
