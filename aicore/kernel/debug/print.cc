@@ -68,10 +68,32 @@ std::string DumpValue(double v, bool floating) {
   return FormatV("%lld", static_cast<long long>(v));
 }
 
+namespace {
+// The data_type names of CANN's DumpTensor header.
+const char* DumpTypeName(aicore::DType dt) {
+  using aicore::DType;
+  switch (dt) {
+    case DType::kF16: return "float16";
+    case DType::kBF16: return "bfloat16";
+    case DType::kF32: return "float32";
+    case DType::kI8: return "int8";
+    case DType::kU8: return "uint8";
+    case DType::kI16: return "int16";
+    case DType::kU16: return "uint16";
+    case DType::kI32: return "int32";
+    case DType::kU32: return "uint32";
+    case DType::kI64: return "int64";
+    case DType::kU64: return "uint64";
+    case DType::kUnknown: break;
+  }
+  return "unknown";
+}
+}  // namespace
+
 void DumpBlock(uint32_t desc, uint64_t addr, aicore::DType dt, const char* position,
                uint32_t dump_size, const double* values, uint32_t available, bool floating,
                const ShapeInfo* shape) {
-  const char* type_name = dt == aicore::DType::kF16 ? "float16" : aicore::DTypeName(dt);
+  const char* type_name = DumpTypeName(dt);
   std::string text = FormatV("DumpTensor: desc=%u, addr=%llu, data_type=%s, position=%s, "
                              "dump_size=%u\n",
                              desc, static_cast<unsigned long long>(addr), type_name, position,

@@ -7,6 +7,9 @@
 // single fwrite, which stdio serialises against every other thread. A core's unfinished last
 // line is written when the core ends. Outside a kernel the text is written as is. Defining
 // ASCENDC_DUMP=0 turns printf, PRINTF and DumpTensor into no-ops, as in CANN.
+// One gap: an unqualified printf("text") with no arguments under `using namespace AscendC`
+// resolves to C's printf (a non-template wins a tie), so it prints without the prefix; with
+// arguments, or written AscendC::printf / PRINTF, the kernel printf is chosen.
 #pragma once
 
 #include <cstdint>
