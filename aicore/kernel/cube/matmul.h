@@ -311,6 +311,20 @@ class Matmul {
                     loc](detail::MatmulServerApi& s) { s.SetTensorB(p, n, b, isTransposeB, loc); });
     }
   }
+  // Lends the Matmul a VECCALC scratch tensor for its format conversions (call before Iterate or
+  // IterateAll). aicore's Matmul converts without UB scratch, so the tensor is only checked to be
+  // a live UB tensor and is not written.
+  void SetLocalWorkspace(const LocalTensor<uint8_t>& tmpBuffer,
+                         detail::SrcLoc loc = detail::SrcLoc::current()) {
+    tmpBuffer.CheckLive("Matmul::SetLocalWorkspace", loc);
+    const TPosition pos = tmpBuffer.GetPosition();
+    if (pos != TPosition::VECCALC && pos != TPosition::VECIN && pos != TPosition::VECOUT) {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, "Matmul::SetLocalWorkspace", loc,
+                   "tmpBuffer is at ", aicore::arch::PositionName(ToArch(pos)),
+                   "; the Matmul's scratch must be a VECCALC (UB) tensor");
+    }
+  }
+
   // Sets the bias row (singleCoreN values starting at gm); the tiling must have isBias.
   void SetBias(const GlobalTensor<BiasT>& gm, detail::SrcLoc loc = detail::SrcLoc::current()) {
     CheckInit("SetBias", loc);
