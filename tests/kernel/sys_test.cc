@@ -201,6 +201,7 @@ TEST(LegacyIntrinsicsTest, SetFlagWaitFlagPipeBarrier) {
 
 TEST(LegacyConstantsTest, C0SizeAndKfcWorkspaceQualifier) {
   static_assert(DEFAULT_C0_SIZE == 32);
+  static_assert(std::is_same_v<LoadData2dParams, LoadData2DParams>);
   auto kernel = [](__kfc_workspace__ __gm__ uint8_t* ws) { return ws; };
   uint8_t b = 0;
   EXPECT_EQ(kernel(&b), &b);
