@@ -1203,6 +1203,13 @@ using AscendC::MatmulType;
 using AscendC::MM_CFG_BB;
 }  // namespace matmul
 
+// Samples name these without a namespace (CANN's matmul headers make them global).
+using AscendC::CFG_IBSHARE_NORM;
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+using AscendC::GetSysWorkSpacePtr;
+using AscendC::MM_CFG_BB;
+
 // Registers Matmul objects: REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling[, mm2, &tiling2]).
 // On the AIC of a mix launch this serves the AIV clients and then returns from the kernel.
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...)                                           \

@@ -54,7 +54,13 @@ std::string AssertMessage(const char* fmt, Args&&... args) {
 #endif
 
 // ASSERT(expr): the kernel assert without a message (CANN: assert on the CPU, empty on the NPU).
+// Under NDEBUG it expands to nothing at all, as on the NPU, so the samples that write
+// `x = y ASSERT(...);` (relying on the empty expansion) compile in release builds.
+#ifdef NDEBUG
+#define ASSERT(expr)
+#else
 #define ASSERT(expr) assert(expr)
+#endif
 
 // ASCENDC_ASSERT(expr, { action; }): runs the action (typically a KERNEL_LOG) and fails the kernel
 // when expr is false. Active in every aicore build, as in CANN's CPU mode.
