@@ -182,7 +182,9 @@ TEST(MatmulNamespaceTest, ExposesTheSystemVariableHelpers) {
     EXPECT_EQ(GetSysWorkSpacePtr(), ws.data());
     EXPECT_EQ(GetBlockIdx(), block_idx);
     EXPECT_EQ(AscendC::GetUserWorkspace(ws.data()), ws.data() + (16 << 20));
+    EXPECT_EQ(::GetSysWorkSpacePtr(), ws.data());  // samples call it without a namespace
   });
+  static_assert(&::CFG_NORM == &AscendC::CFG_NORM && &::CFG_MDL == &AscendC::CFG_MDL);
   EXPECT_TRUE(st.ok()) << st.ToString();
 }
 
