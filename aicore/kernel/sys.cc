@@ -1,6 +1,7 @@
-// Scalar helpers with host implementations.
+// GetSystemCycle, InitSocState and the CPU-mode kernel mode.
 #include "aicore/kernel/sys.h"
 
+#include <atomic>
 #include <chrono>
 
 namespace AscendC {
@@ -13,8 +14,34 @@ int64_t GetSystemCycle() {
   return static_cast<int64_t>(static_cast<double>(ns) * mhz / 1000.0);
 }
 
-void Trap(detail::SrcLoc loc) {
-  detail::Fail(aicore::StatusCode::kFailedPrecondition, "Trap", loc, "the kernel called Trap()");
+void InitSocState() {
+  auto& core = detail::Core();
+  core.atomic_mode = 0;
+  core.mask_counter_mode = false;
+  core.vector_mask = {~0ull, ~0ull};
 }
+
+namespace {
+std::atomic<int> g_kernel_mode{static_cast<int>(KernelMode::AIV_MODE)};
+}  // namespace
+
+void SetKernelMode(KernelMode mode) {
+  if (mode == KernelMode::MIX_AIC_1_1) {
+    throw aicore::Error(aicore::Status(
+        aicore::StatusCode::kUnimplemented,
+        "SetKernelMode(KernelMode::MIX_AIC_1_1): groups of 1 AIC + 1 AIV are not simulated yet; "
+        "use MIX_MODE (1 AIC + 2 AIV), AIC_MODE or AIV_MODE"));
+  }
+  if (mode != KernelMode::MIX_MODE && mode != KernelMode::AIC_MODE &&
+      mode != KernelMode::AIV_MODE) {
+    throw aicore::Error(aicore::Status(
+        aicore::StatusCode::kInvalidArgument,
+        aicore::StrCat("SetKernelMode: ", static_cast<int>(mode),
+                       " is not a KernelMode (MIX_MODE=0, AIC_MODE, AIV_MODE, MIX_AIC_1_1)")));
+  }
+  g_kernel_mode = static_cast<int>(mode);
+}
+
+KernelMode GetKernelMode() { return static_cast<KernelMode>(g_kernel_mode.load()); }
 
 }  // namespace AscendC

@@ -1,5 +1,5 @@
-// Which core the kernel runs on: GetBlockIdx and friends, ASCEND_IS_AIV/ASCEND_IS_AIC, and scalar
-// helpers kernels use.
+// Which core the kernel runs on: GetBlockIdx and friends, block_idx/block_num, ASCEND_IS_AIV and
+// ASCEND_IS_AIC; InitSocState; the CPU-mode kernel mode (SetKernelMode).
 #pragma once
 
 #include <cstdint>
@@ -7,6 +7,10 @@
 
 #include "aicore/kernel/detail/check.h"
 #include "aicore/kernel/types.h"
+#include "aicore/kernel/utils/scalar.h"
+
+// The built-in variables block_idx and block_num (raw AI Core numbering, one value per running
+// block) are declared in aicore/sim/core.h; see Note [Built-in block variables].
 
 namespace AscendC {
 
@@ -23,28 +27,19 @@ inline int64_t GetTaskRatio() { return detail::Core().id().sub_block_num; }
 // Returns a cycle count (host TSC-free: a monotonic nanosecond clock scaled to the chip clock).
 int64_t GetSystemCycle();
 
-// Ceil of a / b for positive b.
-template <typename T>
-constexpr T CeilDivision(T a, T b) {
-  return (a + b - 1) / b;
-}
-template <typename T>
-constexpr T DivCeil(T a, T b) {
-  return (a + b - 1) / b;
-}
-template <typename T>
-constexpr T AlignUp(T a, T b) {
-  return (a + b - 1) / b * b;
-}
+// Resets the core state an earlier kernel may leave behind, as AscendC's InitSocState does at the
+// entry of a static-Tensor kernel (TPipe does it otherwise): GM atomic accumulation off
+// (SetAtomicNone), vector mask mode normal and the vector mask all ones. Each aicore launch starts
+// from fresh cores, so this matters only after the kernel itself changed that state.
+void InitSocState();
 
-// Kernel printf: prints with the core's name as prefix.
-template <typename... Args>
-void printf(const char* fmt, Args... args) {
-  std::printf(fmt, args...);
-}
-
-// Stops the kernel with an error at this point (AscendC Trap).
-void Trap(detail::SrcLoc loc = detail::SrcLoc::current());
+// Sets how the launches that give no kernel type (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, aicore::Launch
+// without options) map blocks to cores: MIX_MODE = groups of 1 AIC + 2 AIV, AIC_MODE, AIV_MODE.
+// aicore's default is AIV_MODE (see docs/cpu-debug-compat.md). Host code only. Throws
+// aicore::Error(kUnimplemented) for MIX_AIC_1_1 (1 AIC + 1 AIV groups are not simulated yet).
+void SetKernelMode(KernelMode mode);
+// Returns the mode SetKernelMode set.
+KernelMode GetKernelMode();
 
 namespace detail {
 inline bool IsAiv() { return Core().id().type != aicore::sim::CoreType::kAic; }

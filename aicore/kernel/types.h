@@ -1,6 +1,6 @@
 // The vocabulary of AscendC kernels: qualifier macros, GM_ADDR, TPosition, pipes, hardware events,
 // and the element-type names kernels use (half, bfloat16_t), in namespace AscendC with the old
-// tik2 spelling as an alias.
+// tik2 spelling as a namespace that sees it.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +48,9 @@
 #ifndef __schedmode__
 #define __schedmode__(m)
 #endif
+#ifndef __kfc_workspace__
+#define __kfc_workspace__
+#endif
 #ifndef GM_ADDR
 #define GM_ADDR uint8_t*
 #endif
@@ -68,7 +71,13 @@ enum event_t : int32_t {
   EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7,
 };
 
+// How CANN's CPU mode maps a launch's blocks to cores (AscendC::SetKernelMode). A global-namespace
+// enum with four values, so `KernelMode::AIV_MODE` works unqualified.
+enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE, MIX_AIC_1_1 };
+
 namespace AscendC {
+
+using ::KernelMode;
 
 enum class TPosition : uint8_t {
   GM = 0, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, SPM, TSCM, C2PIPE2GM,
@@ -86,7 +95,6 @@ enum class HardEvent : uint8_t {
   FIX_MTE1, FIX_FIX, M_MTE3, MTE3_M, MAX,
 };
 
-enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
 enum class RoundMode : uint8_t {
   CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD,
 };
@@ -105,6 +113,7 @@ inline constexpr int32_t DEFAULT_REPEAT_STRIDE = 8;
 inline constexpr int32_t MAX_REPEAT_TIMES = 255;
 inline constexpr uint64_t MASK_PLACEHOLDER = 0;
 inline constexpr int32_t QUE_MAX_EVENT = 8;
+inline constexpr int32_t DEFAULT_C0_SIZE = 32;       // bytes in one C0 (a DataBlock): copy units
 
 // Returns the physical-buffer position in the arch layer's terms.
 constexpr aicore::arch::Position ToArch(TPosition p) {
@@ -113,5 +122,8 @@ constexpr aicore::arch::Position ToArch(TPosition p) {
 
 }  // namespace AscendC
 
-// The 2023 samples' namespace.
-namespace tik2 = AscendC;
+// The 2023 samples' namespace: a real namespace (user code may reopen it) that sees every AscendC
+// name, declared before or after this point.
+namespace tik2 {
+using namespace AscendC;  // NOLINT(build/namespaces): tik2 is AscendC's old spelling
+}  // namespace tik2

@@ -1,5 +1,5 @@
-// CPU-debug compatibility state: kernel mode (which also sets the default launch options) and
-// tiling key.
+// CPU-debug compatibility state: the launch options the kernel mode (kernel/sys.cc) selects, and
+// the tiling key.
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -10,12 +10,9 @@
 namespace AscendC {
 
 namespace {
-std::atomic<int> g_mode{static_cast<int>(KernelMode::AIV_MODE)};
 std::atomic<uint64_t> g_tiling_key{0};
 }  // namespace
 
-void SetKernelMode(KernelMode mode) { g_mode = static_cast<int>(mode); }
-KernelMode GetKernelMode() { return static_cast<KernelMode>(g_mode.load()); }
 uint64_t GetTilingKey() { return g_tiling_key.load(); }
 
 namespace detail {
@@ -26,6 +23,7 @@ aicore::LaunchOptions IcpuOptions() {
     case KernelMode::MIX_MODE: o.mode = aicore::KernelMode::kMix; break;
     case KernelMode::AIC_MODE: o.mode = aicore::KernelMode::kAic; break;
     case KernelMode::AIV_MODE: o.mode = aicore::KernelMode::kAiv; break;
+    case KernelMode::MIX_AIC_1_1: o.mode = aicore::KernelMode::kMix; break;  // SetKernelMode refuses it
   }
   o.tiling.key = GetTilingKey();
   return o;

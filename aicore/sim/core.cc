@@ -17,11 +17,15 @@
 #include "aicore/sim/source_site.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "aicore/core/env.h"
 #include "aicore/sim/page_pool.h"
+
+thread_local constinit int64_t block_idx = 0;
+thread_local constinit int64_t block_num = 0;
 
 namespace aicore::sim {
 
@@ -104,6 +108,10 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
 }
 
 Core::~Core() {
+  if (!print_pending.empty()) {
+    print_pending += '\n';
+    std::fwrite(print_pending.data(), 1, print_pending.size(), stdout);
+  }
   if (arena_ != nullptr) ReleaseMapping(arena_, arena_bytes_);
 }
 
@@ -149,7 +157,17 @@ void Core::FlushDeferred(Pipe pipe) {
 void SetDifferentialSeed(uint64_t seed) { Seed().store(seed); }
 uint64_t DifferentialSeed() { return Seed().load(); }
 
-void SetCurrentCore(Core* core) { internal::current_core = core; }
+void SetCurrentCore(Core* core) {
+  internal::current_core = core;
+  // See Note [Built-in block variables]: the raw values of the core now running on this thread.
+  if (core != nullptr) {
+    ::block_idx = core->id().group_idx;
+    ::block_num = core->id().block_num / core->id().sub_block_num;
+  } else {
+    ::block_idx = 0;
+    ::block_num = 0;
+  }
+}
 
 std::string SourceSite(const std::source_location& loc) {
   const char* file = loc.file_name();

@@ -15,6 +15,16 @@
 #include "aicore/core/status.h"
 #include "aicore/sim/funnel.h"
 
+// Note [Built-in block variables]
+// AscendC kernels may read the raw built-ins `block_idx` and `block_num` (in CANN's CPU mode they
+// are `extern int64_t` globals, one per forked core process). Here blocks are fibers sharing
+// worker threads, so they are thread_local and SetCurrentCore rewrites them every time the
+// scheduler resumes a fiber: block_idx is the AI Core (group) index, so both AIVs of a
+// __mix__(1, 2) group read the same value, and block_num is the launch's numBlocks (groups for a
+// mix launch). GetBlockIdx()/GetBlockNum() give the per-core numbering instead.
+extern thread_local constinit int64_t block_idx;
+extern thread_local constinit int64_t block_num;
+
 namespace aicore::sim {
 
 enum class CoreType : uint8_t { kAiv, kAic, kCoupled };
@@ -110,10 +120,16 @@ class Core {
   std::array<uint32_t, 64> event_ids_in_use{};
   // The current TPipe (GetTPipePtr()), owned by kernel code.
   void* tpipe = nullptr;
+  // The live LocalMemAllocator of each local buffer (nullptr: none), owned by kernel code; TPipe
+  // refuses a buffer that has one.
+  std::array<const void*, arch::kBufferCount> local_allocator{};
   // AscendC atomic mode for GM writes (SetAtomicAdd etc.): 0 none.
   int atomic_mode = 0;
   // The launch's tiling key and data (set by aicore::RunKernel before the kernel body runs).
   LaunchTiling tiling;
+  // Kernel printf text after the last newline, owned by kernel/debug/print.cc, which writes
+  // whole lines only; the destructor writes what is left (Note [Kernel output lines]).
+  std::string print_pending;
 
  private:
   const arch::Chip* chip_;
@@ -152,7 +168,8 @@ inline Core& CurrentCore() {
 }
 // Returns the current core, or nullptr outside a kernel.
 inline Core* CurrentCoreOrNull() { return internal::current_core; }
-// Makes `core` current on this thread (the scheduler's job; nullptr clears).
+// Makes `core` current on this thread (the scheduler's job; nullptr clears). Also sets the
+// built-in block_idx/block_num of this thread (Note [Built-in block variables]).
 void SetCurrentCore(Core* core);
 
 // Throws aicore::Error(code) whose message names the kernel, the core, the API and the call site:

@@ -324,3 +324,34 @@ TEST(MatmulTiling, BiasNeedsABiasTable) {
 }
 
 }  // namespace
+
+namespace {
+
+// Equal-cost splits go to M (the samples' 512 x 512 x 128 on SetDim(2) expect two M halves).
+TEST(MultiCoreTiling, EqualCostSplitsPreferM) {
+  for (bool fix : {false, true}) {
+    matmul_tiling::MultiCoreMatmulTiling api(
+        *platform_ascendc::PlatformAscendCManager::GetInstance());
+    api.SetDim(2);
+    api.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    api.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    api.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    api.SetBiasType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    api.SetShape(512, 512, 128);
+    api.SetOrgShape(512, 512, 128);
+    if (fix) api.SetFixSplit(128, 128, -1);
+    api.SetBias(true);
+    api.SetBufferSpace(-1, -1, -1);
+    optiling::TCubeTiling t;
+    ASSERT_EQ(api.GetTiling(t), 0) << api.last_error();
+    EXPECT_EQ(t.usedCoreNum, 2);
+    EXPECT_EQ(t.singleCoreM, 256);
+    EXPECT_EQ(t.singleCoreN, 512);
+    int32_t dim = 0, m_dim = 0, n_dim = 0;
+    api.GetCoreNum(dim, m_dim, n_dim);
+    EXPECT_EQ(m_dim, 2);
+    EXPECT_EQ(n_dim, 1);
+  }
+}
+
+}  // namespace

@@ -62,6 +62,25 @@ inline constexpr FixpipeConfig CFG_ROW_MAJOR = {CO2Layout::ROW_MAJOR};
 
 // Fixpipe parameters of NPU arch 2201. See Note [Fixpipe layouts] for the units.
 struct FixpipeParamsV220 {
+  FixpipeParamsV220() = default;
+  // The documented positional form, in the samples' order {nSize, mSize, srcStride, dstStride,
+  // reluEn, quantPre, deqScalar, ndNum, srcNdStride, dstNdStride, unitFlag}. The four sizes take
+  // any integer type, so brace initialisation from int tiling fields does not narrow; values
+  // outside a field's range are caught by Fixpipe's checks only as far as they survive the cast.
+  template <typename N, typename M, typename S, typename D>
+    requires std::is_integral_v<N> && std::is_integral_v<M> && std::is_integral_v<S> &&
+             std::is_integral_v<D>
+  FixpipeParamsV220(N n_size, M m_size, S src_stride, D dst_stride, bool relu_en = false,
+                    QuantMode_t quant_pre = QuantMode_t::NoQuant, uint64_t deq_scalar = 0,
+                    int64_t nd_num = 1, int64_t src_nd_stride = 0, int64_t dst_nd_stride = 0,
+                    int64_t unit_flag = 0)
+      : nSize(static_cast<uint16_t>(n_size)), mSize(static_cast<uint16_t>(m_size)),
+        srcStride(static_cast<uint16_t>(src_stride)), dstStride(static_cast<uint32_t>(dst_stride)),
+        quantPre(quant_pre), deqScalar(deq_scalar), ndNum(static_cast<uint16_t>(nd_num)),
+        srcNdStride(static_cast<uint16_t>(src_nd_stride)),
+        dstNdStride(static_cast<uint16_t>(dst_nd_stride)), reluEn(relu_en),
+        unitFlag(static_cast<uint8_t>(unit_flag)) {}
+
   uint16_t nSize = 0;      // columns moved, [0, 4095]; 0 is a no-op
   uint16_t mSize = 0;      // rows moved, [0, 8192] for ND output, [0, 65535] for NZ; 0 is a no-op
   uint16_t srcStride = 0;  // L0C fractal-column distance in C0_Size units (ceil(m/16)*16)

@@ -31,6 +31,8 @@ struct LoadData2DParams {
   bool ifTranspose = false;  // transpose each 16 x 16 fractal (16-bit types, L1 source only)
   uint8_t addrMode = 0;      // 0: source fractals ascend from startIndex; 1: they descend
 };
+// The spelling of LoadData2DParams in older samples and in the LoadDataWithSparse documentation.
+using LoadData2dParams = LoadData2DParams;
 
 // Parameters of LoadDataWithTranspose. A "square" is the unit one repeat transposes: one 16 x 16
 // fractal for 16-bit types, two adjacent fractals for 32-bit (16 x 8 each, side by side) and

@@ -43,6 +43,7 @@
 #include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
+#include "aicore/kernel/sys.h"
 #include "aicore/kernel/tensor/global_tensor.h"
 #include "aicore/kernel/tensor/local_tensor.h"
 
@@ -54,6 +55,13 @@ void SetSysWorkspace(GM_ADDR workspace);
 // AIV -> AIC messages in host memory, so it does not need the workspace.
 GM_ADDR GetSysWorkSpacePtr();
 inline void SetSysWorkSpace(GM_ADDR workspace) { SetSysWorkspace(workspace); }
+// Returns the user part of a kernel's workspace argument: what follows the system workspace the
+// framework reserves (RESERVED_WORKSPACE: 16 MiB on 2201/3002, 2 MiB elsewhere).
+inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) {
+  const int arch = detail::Core().chip().npu_arch;
+  const uint64_t reserved = (arch == 2201 || arch == 3002) ? 16ull << 20 : 2ull << 20;
+  return workspace == nullptr ? nullptr : workspace + reserved;
+}
 
 namespace detail {
 
@@ -303,6 +311,20 @@ class Matmul {
                     loc](detail::MatmulServerApi& s) { s.SetTensorB(p, n, b, isTransposeB, loc); });
     }
   }
+  // Lends the Matmul a VECCALC scratch tensor for its format conversions (call before Iterate or
+  // IterateAll). aicore's Matmul converts without UB scratch, so the tensor is only checked to be
+  // a live UB tensor and is not written.
+  void SetLocalWorkspace(const LocalTensor<uint8_t>& tmpBuffer,
+                         detail::SrcLoc loc = detail::SrcLoc::current()) {
+    tmpBuffer.CheckLive("Matmul::SetLocalWorkspace", loc);
+    const TPosition pos = tmpBuffer.GetPosition();
+    if (pos != TPosition::VECCALC && pos != TPosition::VECIN && pos != TPosition::VECOUT) {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, "Matmul::SetLocalWorkspace", loc,
+                   "tmpBuffer is at ", aicore::arch::PositionName(ToArch(pos)),
+                   "; the Matmul's scratch must be a VECCALC (UB) tensor");
+    }
+  }
+
   // Sets the bias row (singleCoreN values starting at gm); the tiling must have isBias.
   void SetBias(const GlobalTensor<BiasT>& gm, detail::SrcLoc loc = detail::SrcLoc::current()) {
     CheckInit("SetBias", loc);
@@ -1161,8 +1183,15 @@ bool RegistMatmulObjs(const SrcLoc& loc, TPipe* pipe, GM_ADDR workspace, MM& mm)
 
 }  // namespace AscendC
 
+// The matmul namespace of CANN's Matmul headers; kernels written `using namespace matmul;` also
+// reach the system-variable helpers through it.
 namespace matmul {
 using AscendC::CFG_IBSHARE_NORM;
+using AscendC::GetBlockIdx;
+using AscendC::GetBlockNum;
+using AscendC::GetSubBlockIdx;
+using AscendC::GetSysWorkSpacePtr;
+using AscendC::GetTaskRatio;
 using AscendC::CFG_MDL;
 using AscendC::CFG_NORM;
 using AscendC::GetBasicConfig;
@@ -1173,6 +1202,13 @@ using AscendC::MatmulConfig;
 using AscendC::MatmulType;
 using AscendC::MM_CFG_BB;
 }  // namespace matmul
+
+// Samples name these without a namespace (CANN's matmul headers make them global).
+using AscendC::CFG_IBSHARE_NORM;
+using AscendC::CFG_MDL;
+using AscendC::CFG_NORM;
+using AscendC::GetSysWorkSpacePtr;
+using AscendC::MM_CFG_BB;
 
 // Registers Matmul objects: REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling[, mm2, &tiling2]).
 // On the AIC of a mix launch this serves the AIV clients and then returns from the kernel.

@@ -9,6 +9,16 @@
 #include "aicore/kernel/detail/check.h"
 #include "aicore/kernel/types.h"
 
+namespace AscendC::detail {
+void PipeBarrierImpl(pipe_t p, const SrcLoc& loc);
+}  // namespace AscendC::detail
+
+// The pipe_barrier(PIPE_x) intrinsic: PipeBarrier<PIPE_x>() under its compiler name.
+inline void pipe_barrier(pipe_t p,
+                         AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::PipeBarrierImpl(p, loc);
+}
+
 namespace AscendC {
 
 namespace detail {
@@ -95,9 +105,8 @@ template <pipe_t p>
 void pipe_barrier(detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::PipeBarrierImpl(p, loc);
 }
-inline void pipe_barrier(pipe_t p, detail::SrcLoc loc = detail::SrcLoc::current()) {
-  detail::PipeBarrierImpl(p, loc);
-}
+// The untemplated pipe_barrier(PIPE_x) is the compiler intrinsic, in the global namespace below.
+using ::pipe_barrier;
 
 // SetFlag/WaitFlag between two fixed pipes.
 template <pipe_t src, pipe_t dst>
@@ -121,3 +130,14 @@ void TQueSync<src, dst>::WaitFlag(int32_t eventID, detail::SrcLoc loc) {
 }
 
 }  // namespace AscendC
+
+// The bisheng intrinsics older kernels call directly (global namespace): set_flag/wait_flag
+// between two pipes (the HardEvent connecting them) and pipe_barrier(PIPE_x).
+inline void set_flag(pipe_t src, pipe_t dst, int32_t eventID,
+                     AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::SetFlagImpl(AscendC::detail::EventBetween(src, dst, loc), eventID, loc);
+}
+inline void wait_flag(pipe_t src, pipe_t dst, int32_t eventID,
+                      AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::WaitFlagImpl(AscendC::detail::EventBetween(src, dst, loc), eventID, loc);
+}

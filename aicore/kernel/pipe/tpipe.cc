@@ -134,6 +134,29 @@ uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::
     detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc, "position ", pos_name,
                  " has no local buffer on ", chip.name);
   }
+  if (core_->local_allocator[static_cast<int>(b)] != nullptr) {
+    detail::Fail(aicore::StatusCode::kFailedPrecondition, "InitBuffer", loc, "position ",
+                 pos_name, " lives in ", aicore::arch::BufferName(b), ", which a live "
+                 "LocalMemAllocator hands out from offset 0; TPipe buffers there would alias its "
+                 "tensors (do not mix TPipe and static tensors in one buffer)");
+  }
+  if (!core_->HasBuffer(b) && b == aicore::arch::Buffer::kUb &&
+      core_->id().type == aicore::sim::CoreType::kAic) {
+    // Note [UB queues on the AIC]: a mix kernel's body runs on the AIC too, and CANN accepts its
+    // InitBuffer calls for UB queues there (the AIC just never uses them). aicore books the bytes
+    // so capacity errors are the same on both core types, and hands out no memory: using such a
+    // queue or TBuf on the AIC fails with its own message.
+    uint64_t& used = used_[static_cast<int>(b)];
+    const uint64_t cap = chip.spec(b).bytes;
+    if (used + bytes > cap) {
+      detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, pos_name,
+                   " buffer of ", bytes, " B does not fit in UB: ", cap - std::min(cap, used),
+                   " B of ", cap, " B are left on ", chip.name);
+    }
+    used += bytes;
+    buffers_ += buffers;
+    return nullptr;
+  }
   if (!core_->HasBuffer(b)) {
     const bool vector_buffer = b == aicore::arch::Buffer::kUb;
     detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc, "position ", pos_name,

@@ -207,6 +207,12 @@ class TQueBind {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", PositionText(),
                    " queue has no buffers: call TPipe::InitBuffer on it first");
     }
+    if (q_.base == nullptr) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", PositionText(),
+                   " queue was given UB on ", detail::Core().Name(), ", which has no UB "
+                   "(tolerated at InitBuffer, see Note [UB queues on the AIC]; use it in AIV "
+                   "code only)");
+    }
     return q_;
   }
   template <typename T>
@@ -301,6 +307,18 @@ class TBuf {
     return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos);
   }
 
+  // Ends the use of a tensor from Get/GetWithOffset. A TBuf has no queue state, so this only
+  // checks that the tensor lies in this buffer.
+  template <typename T>
+  void FreeTensor(LocalTensor<T>& tensor, detail::SrcLoc loc = detail::SrcLoc::current()) {
+    Check("TBuf::FreeTensor", loc);
+    auto* p = reinterpret_cast<uint8_t*>(tensor.data());
+    if (p < base_ || p >= base_ + len_) {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, "TBuf::FreeTensor", loc,
+                   "the tensor does not belong to this TBuf");
+    }
+  }
+
   // --- aicore internals ---
   void Assign(uint8_t* base, uint32_t len) {
     base_ = base;
@@ -309,6 +327,11 @@ class TBuf {
 
  private:
   void Check(const char* api, const detail::SrcLoc& loc) const {
+    if (base_ == nullptr && len_ != 0) {
+      detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the TBuf was given UB on ",
+                   detail::Core().Name(), ", which has no UB (tolerated at InitBuffer, see Note "
+                   "[UB queues on the AIC]; use it in AIV code only)");
+    }
     if (base_ == nullptr) {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
                    "the TBuf has no memory: call TPipe::InitBuffer on it first");

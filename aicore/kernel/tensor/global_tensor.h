@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "aicore/kernel/detail/check.h"
+#include "aicore/kernel/tensor/shape_info.h"
 #include "aicore/kernel/types.h"
 
 namespace AscendC {
@@ -65,6 +66,9 @@ class GlobalTensor {
   __gm__ T* GetPhyAddr() const { return addr_; }
   __gm__ T* GetPhyAddr(uint64_t offset) const { return addr_ + offset; }
   void SetL2CacheHint(CacheMode) {}
+  // Attaches a shape (see LocalTensor::SetShapeInfo).
+  void SetShapeInfo(const ShapeInfo& info) { shape_info_ = info; }
+  ShapeInfo GetShapeInfo() const { return shape_info_; }
 
   template <typename U>
   GlobalTensor<U> ReinterpretCast() const {
@@ -93,6 +97,7 @@ class GlobalTensor {
   T* addr_ = nullptr;
   uint64_t size_ = 0;
   bool exhausted_ = false;
+  ShapeInfo shape_info_;
 };
 
 }  // namespace AscendC

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "aicore/kernel/detail/check.h"
+#include "aicore/kernel/tensor/shape_info.h"
 #include "aicore/kernel/types.h"
 
 namespace AscendC {
@@ -14,6 +15,11 @@ namespace detail {
 struct BufferSlot {
   uint32_t generation = 0;
 };
+// Returns the host address of byte `addr` of the calling core's buffer behind `pos`, after the
+// CPU-mode checks of a static tensor: the core has that buffer, addr and bytes are multiples of
+// 32, addr + bytes fits in the buffer, and elements > 0. `api` names the caller in errors.
+uint8_t* StaticTensorAddr(const char* api, TPosition pos, uint32_t addr, uint64_t bytes,
+                          uint32_t elements, const SrcLoc& loc);
 }  // namespace detail
 
 template <typename T>
@@ -26,6 +32,14 @@ class LocalTensor {
   LocalTensor(T* addr, uint32_t size, TPosition pos, detail::BufferSlot* slot = nullptr)
       : addr_(addr), size_(size), pos_(pos), slot_(slot),
         generation_(slot ? slot->generation : 0) {}
+  // A static tensor (no TPipe): `tileSize` elements at byte offset `addr` of the buffer behind
+  // `pos` (UB for VECIN/VECOUT/VECCALC, L1 for A1/B1/C1, ...). addr and the byte size must be
+  // multiples of 32 and the tensor must fit in the buffer; violations are kernel errors.
+  LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize,
+              detail::SrcLoc loc = detail::SrcLoc::current())
+      : addr_(reinterpret_cast<T*>(detail::StaticTensorAddr(
+            "LocalTensor", pos, addr, uint64_t{tileSize} * sizeof(T), tileSize, loc))),
+        size_(tileSize), pos_(pos) {}
 
   // Returns the tensor starting `offset` elements in (offset <= GetSize()).
   LocalTensor operator[](uint32_t offset) const {
@@ -73,6 +87,10 @@ class LocalTensor {
   }
   void SetUserTag(int32_t tag) { tag_ = tag; }
   int32_t GetUserTag() const { return tag_; }
+  // Attaches a shape for the high-level APIs and DumpTensor; GetShapeInfo returns the last one
+  // set (an all-zero ShapeInfo before any).
+  void SetShapeInfo(const ShapeInfo& info) { shape_info_ = info; }
+  ShapeInfo GetShapeInfo() const { return shape_info_; }
 
   // Returns a view of the same bytes as elements of U.
   template <typename U>
@@ -121,6 +139,7 @@ class LocalTensor {
   detail::BufferSlot* slot_ = nullptr;
   uint32_t generation_ = 0;
   int32_t tag_ = 0;
+  ShapeInfo shape_info_;
 };
 
 }  // namespace AscendC

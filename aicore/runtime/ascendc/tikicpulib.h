@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "aicore/kernel/sys.h"
 #include "aicore/kernel/tiling/tiling_macros.h"
 #include "aicore/kernel/types.h"
 #include "aicore/runtime/gm.h"
@@ -16,10 +17,7 @@ namespace AscendC {
 inline void* GmAlloc(size_t size) { return aicore::GmAlloc(size); }
 inline void GmFree(void* ptr) { aicore::GmFree(ptr); }
 
-// Sets how ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL and aicore::Launch map blocks to cores (default
-// AIV_MODE; see docs/cpu-debug-compat.md).
-void SetKernelMode(KernelMode mode);
-KernelMode GetKernelMode();
+// SetKernelMode/GetKernelMode live in aicore/kernel/sys.h (reachable from kernel_operator.h).
 
 namespace detail {
 // Returns the launch options ICPU_RUN_KF uses (from SetKernelMode).

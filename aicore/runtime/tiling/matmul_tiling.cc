@@ -548,7 +548,13 @@ bool MultiCoreMatmulTiling::SplitCores(AscendC::tiling::TCubeTiling& t) {
       const double cube = static_cast<double>(RoundUp(sm, 16) * RoundUp(sn, 16) * k_) / r.macs;
       const double gm = static_cast<double>((sm + sn) * k_ * in) / r.gm_bw;
       const double cost = std::max(cube, gm);
-      if (cost < best * (1 - 1e-9) || (cost <= best * (1 + 1e-9) && used < best_used)) {
+      // Ties go to fewer cores, then to more cores along M. The documentation states no tie
+      // rule; splitting A along M is its L2-cache advice (B stays resident across cores), and the
+      // public samples that pair SetDim with a square C (512 x 512 on 2 cores) expect M.
+      const int64_t md_used = CeilDiv(m_, sm);
+      const bool tie = cost <= best * (1 + 1e-9);
+      if (cost < best * (1 - 1e-9) || (tie && used < best_used) ||
+          (tie && used == best_used && md_used > best_md)) {
         best = cost;
         best_sm = sm;
         best_sn = sn;

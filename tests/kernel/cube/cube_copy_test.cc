@@ -269,14 +269,17 @@ TEST(MatrixPositions, CapacityErrorsNameTheBuffer) {
   EXPECT_THAT(st.message(), HasSubstr("100032 B already used by this TPipe"));
 }
 
-TEST(MatrixPositions, UbOnTheCubeCoreNamesTheKernelMode) {
+// InitBuffer of a UB queue is tolerated on the AIC (Note [UB queues on the AIC]); using it is not.
+TEST(MatrixPositions, UbQueueOnTheCubeCoreFailsAtFirstUse) {
   auto st = RunOnAic([&] {
     AscendC::TPipe pipe;
     AscendC::TQue<TPosition::VECIN, 1> q;
     pipe.InitBuffer(q, 1, 1024);
+    q.AllocTensor<half>();
   });
-  EXPECT_THAT(st.message(), HasSubstr("position VECIN lives in UB, which AIC 0 does not have"));
-  EXPECT_THAT(st.message(), HasSubstr("allocate it in AIV code"));
+  EXPECT_THAT(st.message(), HasSubstr("AllocTensor: the VECIN queue was given UB on AIC 0, which "
+                                      "has no UB"));
+  EXPECT_THAT(st.message(), HasSubstr("use it in AIV code only"));
 }
 
 }  // namespace

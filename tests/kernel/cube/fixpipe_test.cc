@@ -472,3 +472,29 @@ TEST(FixpipeErrors, ChipWithoutFixpipe) {
 }
 
 }  // namespace
+
+namespace {
+
+// The documented positional form, brace-initialised from int tiling fields as samples do.
+TEST(FixpipeParamsV220Ctor, PositionalFormFillsTheFieldsInTheSamplesOrder) {
+  const int32_t base_n = 64, base_m = 32, n = 256;
+  AscendC::FixpipeParamsV220 p{base_n, base_m, base_m, n, false, QuantMode_t::F322F16, 0, 1, 0,
+                               0, 0};
+  EXPECT_EQ(p.nSize, 64);
+  EXPECT_EQ(p.mSize, 32);
+  EXPECT_EQ(p.srcStride, 32);
+  EXPECT_EQ(p.dstStride, 256u);
+  EXPECT_FALSE(p.reluEn);
+  EXPECT_EQ(p.quantPre, QuantMode_t::F322F16);
+  EXPECT_EQ(p.ndNum, 1);
+  AscendC::FixpipeParamsV220 short_form(uint32_t{16}, uint16_t{48}, 48, uint16_t{16}, true);
+  EXPECT_TRUE(short_form.reluEn);
+  EXPECT_EQ(short_form.mSize, 48);
+  EXPECT_EQ(short_form.quantPre, QuantMode_t::NoQuant);
+  EXPECT_EQ(short_form.ndNum, 1);
+  AscendC::FixpipeParamsV220 defaults;
+  EXPECT_EQ(defaults.ndNum, 1);
+  EXPECT_EQ(defaults.nSize, 0);
+}
+
+}  // namespace

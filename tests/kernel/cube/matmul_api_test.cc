@@ -591,3 +591,26 @@ TEST(MatmulApi, IssuesThePrimitivesOnTheirPipes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MatmulLocalWorkspace, AcceptsAUbTensorAndRefusesOthers) {
+  using AType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using CType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  auto ok = aicore::RunKernel("mm_ws", 1, aicore::LaunchOptions{}, [] {
+    AscendC::Matmul<AType, AType, CType> mm;
+    AscendC::LocalMemAllocator<AscendC::Hardware::UB> ub;
+    mm.SetLocalWorkspace(ub.Alloc<uint8_t>(1024));
+  });
+  EXPECT_TRUE(ok.ok()) << ok.ToString();
+  auto bad = aicore::RunKernel(
+      "mm_ws", 1, aicore::LaunchOptions{.mode = aicore::KernelMode::kAic}, [] {
+        AscendC::Matmul<AType, AType, CType> mm;
+        AscendC::LocalMemAllocator<AscendC::Hardware::L1> l1;
+        mm.SetLocalWorkspace(l1.Alloc<uint8_t>(1024));
+      });
+  EXPECT_THAT(bad.message(), ::testing::HasSubstr("tmpBuffer is at A1; the Matmul's scratch must "
+                                                  "be a VECCALC (UB) tensor"));
+}
+
+}  // namespace
