@@ -50,6 +50,9 @@ class Core {
   const CoreIdentity& id() const { return id_; }
   // Returns "AIV 3" / "AIC 0" / "AICore 5": the name errors and reports use.
   std::string Name() const;
+  // Returns a number unique to this core of this launch (never 0), so kernel objects that must
+  // not outlive their launch or leave their block (LocalTensor) can be stamped and checked.
+  uint32_t serial() const { return serial_; }
 
   // Returns true when this core type has `b` (an AIV has UB only on split chips, an AIC has
   // L1/L0A/L0B/L0C/BT/FB).
@@ -91,8 +94,10 @@ class Core {
   std::array<uint32_t, 64> flag_bits{};
   // Event IDs handed out by AllocEventID/FetchEventID, per event kind (bit = id in use).
   std::array<uint32_t, 64> event_ids_in_use{};
-  // The current TPipe (GetTPipePtr()), owned by kernel code.
+  // The live TPipe (GetTPipePtr()), owned by kernel code, and its serial (0: none), which the
+  // queues and TBufs it initialised carry so a use after it is destroyed or Reset is caught.
   void* tpipe = nullptr;
+  uint32_t tpipe_serial = 0;
   // AscendC atomic mode for GM writes (SetAtomicAdd etc.): 0 none.
   int atomic_mode = 0;
 
@@ -100,6 +105,7 @@ class Core {
   const arch::Chip* chip_;
   std::string kernel_name_;
   CoreIdentity id_;
+  uint32_t serial_;
   std::vector<Observer*> observers_;
   bool observed_ = false;
   void Defer(Pipe pipe, std::function<void()> work);
@@ -144,6 +150,9 @@ template <typename... Args>
 
 [[noreturn]] void KernelFailMessage(StatusCode code, const char* api,
                                     const std::source_location& loc, const std::string& message);
+
+// Returns "file.cc:42" for `loc` (the file's base name): how reports name a call site.
+std::string SourceWhere(const std::source_location& loc);
 
 template <typename... Args>
 [[noreturn]] void KernelFail(StatusCode code, const char* api, const std::source_location& loc,

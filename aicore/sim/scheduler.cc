@@ -386,17 +386,23 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
   if (b->cancelled) throw BlockCancelled{};
 }
 
-void SyncAllCores(bool aiv_only, const std::source_location& loc) {
+void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t used_cores) {
   Launch* L = t_launch;
   if (L == nullptr) {
     Fail(StatusCode::kFailedPrecondition, loc, "SyncAll outside a kernel launch");
   }
   Core& core = CurrentCore();
-  const int64_t need = aiv_only ? L->aiv_count : static_cast<int64_t>(L->tasks.size());
+  const int64_t all = aiv_only ? L->aiv_count : static_cast<int64_t>(L->tasks.size());
   if (aiv_only && core.id().type == CoreType::kAic) {
     KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc,
                "SyncAll<isAIVOnly=true> called on an AIC; use SyncAll<false>() in mix kernels");
   }
+  if (used_cores < 0 || used_cores > all) {
+    KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", used_cores,
+               " is outside [0, ", all, "] (0 = every core; at most the ", all,
+               aiv_only ? " AIVs" : " cores", " of the launch)");
+  }
+  const int64_t need = used_cores > 0 ? used_cores : all;
   uint64_t gen;
   {
     std::lock_guard<std::mutex> lk(L->mu);
@@ -408,10 +414,9 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc) {
       return;
     }
   }
-  const int line = static_cast<int>(loc.line());
   BlockUntil([L, gen](LaunchShared&) { return L->syncall_gen != gen; },
-             [L, need, line](LaunchShared&) {
-               return StrCat("SyncAll at line ", line, ": ", L->syncall_arrived, " of ", need,
+             [L, need, where = SourceWhere(loc)](LaunchShared&) {
+               return StrCat("SyncAll at ", where, ": ", L->syncall_arrived, " of ", need,
                              " cores arrived");
              });
 }

@@ -51,8 +51,10 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
                 const std::function<bool(LaunchShared&)>& hold = {});
 
 // Blocks until every participating core of the launch has arrived: all AIVs (aiv_only) or all
-// cores. The AscendC SyncAll.
-void SyncAllCores(bool aiv_only, const std::source_location& loc);
+// cores, or, when `used_cores` > 0, the first `used_cores` arrivals (the software SyncAll's
+// usedCores: blocks beyond it do not take part). The AscendC SyncAll. Fails with InvalidArgument
+// when `used_cores` exceeds the participating cores.
+void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t used_cores = 0);
 
 // Returns the number of cores of `type` in the running launch.
 int64_t LaunchCoreCount(CoreType type);

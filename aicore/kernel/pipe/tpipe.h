@@ -71,7 +71,18 @@ struct QueueStorage {
   uint8_t fifo_head = 0;
   uint8_t fifo_count = 0;
   uint8_t next_alloc = 0;
+  uint32_t pipe_serial = 0;  // the TPipe that gave the buffers (sim::Core::tpipe_serial)
 };
+
+// Fails unless buffers given by the TPipe of serial `pipe_serial` are still the live TPipe's.
+inline void CheckPipeSerial(uint32_t pipe_serial, const char* api, const char* what,
+                            const SrcLoc& loc) {
+  if (pipe_serial != Core().tpipe_serial) [[unlikely]] {
+    Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", what,
+         "'s buffers came from a TPipe that was destroyed or Reset since InitBuffer; call "
+         "InitBuffer on the live TPipe first");
+  }
+}
 
 }  // namespace detail
 
@@ -207,6 +218,7 @@ class TQueBind {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", PositionText(),
                    " queue has no buffers: call TPipe::InitBuffer on it first");
     }
+    detail::CheckPipeSerial(q_.pipe_serial, api, "queue", loc);
     return q_;
   }
   template <typename T>
@@ -287,7 +299,7 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kOutOfRange, "TBuf::Get", loc, count, " elements of ",
                    sizeof(T), " B exceed the buffer's ", len_, " B");
     }
-    return LocalTensor<T>(reinterpret_cast<T*>(base_), count, pos);
+    return LocalTensor<T>(reinterpret_cast<T*>(base_), count, pos, nullptr, len_ / sizeof(T));
   }
   // Returns `count` elements starting `byte_offset` bytes into the buffer.
   template <typename T>
@@ -298,13 +310,19 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kOutOfRange, "TBuf::GetWithOffset", loc, count,
                    " elements at byte offset ", byte_offset, " exceed the buffer's ", len_, " B");
     }
-    return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos);
+    return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos, nullptr,
+                          (len_ - byte_offset) / sizeof(T));
   }
 
   // --- aicore internals ---
-  void Assign(uint8_t* base, uint32_t len) {
+  void Assign(uint8_t* base, uint32_t len, uint32_t pipe_serial) {
     base_ = base;
     len_ = len;
+    pipe_serial_ = pipe_serial;
+  }
+  // True when the TBuf holds memory of the live TPipe (InitBuffer called on it).
+  bool assigned() const {
+    return base_ != nullptr && pipe_serial_ == detail::Core().tpipe_serial;
   }
 
  private:
@@ -313,15 +331,20 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
                    "the TBuf has no memory: call TPipe::InitBuffer on it first");
     }
+    detail::CheckPipeSerial(pipe_serial_, api, "TBuf", loc);
   }
   uint8_t* base_ = nullptr;
   uint32_t len_ = 0;
+  uint32_t pipe_serial_ = 0;
 };
 
-// Owns the core's local memory for the kernel's lifetime.
+// Owns the core's local memory for the kernel's lifetime. One TPipe per kernel may be live at a
+// time (AscendC's rule; two would carve the same memory): constructing a second while one is
+// live is a FailedPrecondition error. Destroy() (or the destructor) ends the TPipe's life, after
+// which a new TPipe may be made; the old one's queues and TBufs must then not be used.
 class TPipe {
  public:
-  TPipe();
+  TPipe(detail::SrcLoc loc = detail::SrcLoc::current());
   ~TPipe();
   TPipe(const TPipe&) = delete;
   TPipe& operator=(const TPipe&) = delete;
@@ -338,17 +361,21 @@ class TPipe {
                    " queue (need 1 <= num <= 8 and len > 0)");
     }
     auto& s = q.storage();
-    if (s.num != 0) {
+    CheckUsable(loc);
+    if (s.num != 0 && s.pipe_serial == serial_) {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, "InitBuffer", loc,
                    "the queue already has buffers (InitBuffer called twice)");
     }
     // Every buffer of the queue starts on the physical buffer's alignment (512 B in L0A/L0B).
-    const uint32_t align = BufferAlign(pos);
-    const uint32_t aligned = (len + align - 1) / align * align;
-    s.base = Carve(pos, uint64_t{aligned} * num, num, loc);
-    s.len = aligned;
+    // 64-bit: a len near 2^32 must not wrap to a small buffer.
+    const uint64_t align = BufferAlign(pos);
+    const uint64_t aligned = (uint64_t{len} + align - 1) / align * align;
+    s = detail::QueueStorage{};
+    s.base = Carve(pos, aligned * num, num, loc);
+    s.len = static_cast<uint32_t>(aligned);  // fits: Carve checked it against the buffer
     s.num = num;
     s.pos = pos;
+    s.pipe_serial = serial_;
     return true;
   }
   // Gives `buf` `len` bytes (rounded up to 32) in its position's physical buffer.
@@ -358,14 +385,18 @@ class TPipe {
       detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc,
                    "len=0 for a TBuf (need len > 0)");
     }
-    const uint32_t aligned = (len + 31u) & ~31u;
-    buf.Assign(Carve(pos, aligned, 1, loc), aligned);
+    CheckUsable(loc);
+    const uint64_t aligned = (uint64_t{len} + 31u) & ~uint64_t{31};  // no wrap near 2^32
+    uint8_t* base = Carve(pos, aligned, 1, loc);
+    buf.Assign(base, static_cast<uint32_t>(aligned), serial_);
     return true;
   }
 
-  // Releases every buffer (queues and TBufs must not be used afterwards without InitBuffer).
+  // Releases every buffer; queues and TBufs must get InitBuffer again before use.
   void Reset();
-  void Destroy() { Reset(); }
+  // Releases every buffer and ends the TPipe's life: a new TPipe may be made afterwards, and
+  // this one can no longer give buffers.
+  void Destroy();
 
   // Returns a free event ID for `e`, marking it used until ReleaseEventID.
   template <HardEvent e>
@@ -391,6 +422,8 @@ class TPipe {
 
  private:
   uint8_t* Carve(TPosition pos, uint64_t bytes, int buffers, const detail::SrcLoc& loc);
+  // Fails when this TPipe was destroyed or is not the core's live TPipe.
+  void CheckUsable(const detail::SrcLoc& loc) const;
   // Returns the start alignment (>= 32 B) of the physical buffer behind `pos`.
   uint32_t BufferAlign(TPosition pos) const;
   event_t AllocEvent(HardEvent e, const detail::SrcLoc& loc);
@@ -398,12 +431,13 @@ class TPipe {
   event_t FetchEvent(HardEvent e);
 
   aicore::sim::Core* core_;
-  void* previous_pipe_;
+  uint32_t serial_;        // 0 once destroyed; see sim::Core::tpipe_serial
+  detail::SrcLoc created_;
   std::array<uint64_t, aicore::arch::kBufferCount> used_{};
   int buffers_ = 0;
 };
 
-// Returns the kernel's current TPipe (the most recently constructed live one).
+// Returns the kernel's live TPipe, or nullptr when there is none.
 TPipe* GetTPipePtr();
 
 }  // namespace AscendC

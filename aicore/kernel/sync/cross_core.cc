@@ -149,14 +149,13 @@ void CrossCoreWait(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) 
                  return in;
                }()));
   const uint64_t key = CounterKey(self, flag);
-  const int line = static_cast<int>(loc.line());
   aicore::sim::BlockUntil(
       [key](LaunchShared& sh) {
         auto it = sh.counters.find(key);
         return it != sh.counters.end() && it->second > 0;
       },
-      [flag, mode, line](LaunchShared&) {
-        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at line ", line,
+      [flag, mode, where = aicore::sim::SourceWhere(loc)](LaunchShared&) {
+        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at ", where,
                               ": no core has set the flag");
       });
   aicore::sim::WithSchedulerLock([key](LaunchShared& sh) { --sh.counters[key]; });

@@ -24,19 +24,40 @@ void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
   aicore::sim::SyncAllCores(isAIVOnly, loc);
 }
 
-// The software SyncAll: GM and UB workspaces as documented (gmWorkspace >= blocks * 32 B, zeroed);
-// here the workspaces are only checked, and the barrier is the scheduler's.
+// The software SyncAll: GM and UB workspaces as documented (each >= cores * 32 B, gmWorkspace
+// zeroed); here the workspaces are only checked, and the barrier is the scheduler's. `usedCores`
+// 0 synchronises every core; n in [1, blockDim] synchronises the first n cores to arrive (the
+// blocks that call it), the others do not take part.
 template <bool isAIVOnly = true>
 void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
              const int32_t usedCores = 0, detail::SrcLoc loc = detail::SrcLoc::current()) {
-  (void)ubWorkspace;
-  const int64_t cores = usedCores > 0 ? usedCores : detail::Core().id().block_num;
-  if (gmWorkspace.bounded() && gmWorkspace.GetSize() * sizeof(int32_t) < uint64_t(cores) * 32) {
-    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "gmWorkspace holds ",
-                 gmWorkspace.GetSize() * sizeof(int32_t), " B; ", cores, " cores need ",
-                 cores * 32, " B");
+  auto& core = detail::Core();
+  const int64_t all = core.id().block_num;
+  if (usedCores < 0 || usedCores > all) {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", usedCores,
+                 " is outside [0, ", all, "] (0 = every core; at most the launch's blockDim ",
+                 all, ")");
   }
-  SyncAll<isAIVOnly>(loc);
+  const int64_t cores = usedCores > 0 ? usedCores : all;
+  if (gmWorkspace.bounded() && gmWorkspace.extent_bytes() < uint64_t(cores) * 32) {
+    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "gmWorkspace holds ",
+                 gmWorkspace.extent_bytes(), " B; ", cores, " cores need ", cores * 32, " B");
+  }
+  ubWorkspace.CheckLive("SyncAll", loc);
+  if (ubWorkspace.bytes() < uint64_t(cores) * 32) {
+    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "ubWorkspace holds ",
+                 ubWorkspace.bytes(), " B; ", cores, " cores need ", cores * 32, " B");
+  }
+  core.Flush(aicore::sim::Pipe::kAll);
+  AICORE_ISSUE(core, ([&] {
+                 aicore::sim::Instr in;
+                 in.kind = aicore::sim::InstrKind::kSyncAll;
+                 in.api = "SyncAll";
+                 in.pipe = aicore::sim::Pipe::kAll;
+                 in.loc = loc;
+                 return in;
+               }()));
+  aicore::sim::SyncAllCores(isAIVOnly, loc, usedCores);
 }
 
 }  // namespace AscendC
