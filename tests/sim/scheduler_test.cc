@@ -88,7 +88,7 @@ TEST_P(SchedulerTest, DeadlockIsReportedWithEachBlocksWait) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kDeadlock);
   EXPECT_THAT(st.message(), HasSubstr("deadlock in kernel deadlock: all 5 live blocks wait"));
-  EXPECT_THAT(st.message(), HasSubstr("AIV 3: SyncAll at line"));
+  EXPECT_THAT(st.message(), HasSubstr("AIV 3: SyncAll at scheduler_test.cc:"));
   EXPECT_THAT(st.message(), HasSubstr("5 of 6 cores arrived"));
 }
 

@@ -320,10 +320,6 @@ class TBuf {
     len_ = len;
     pipe_serial_ = pipe_serial;
   }
-  // True when the TBuf holds memory of the live TPipe (InitBuffer called on it).
-  bool assigned() const {
-    return base_ != nullptr && pipe_serial_ == detail::Core().tpipe_serial;
-  }
 
  private:
   void Check(const char* api, const detail::SrcLoc& loc) const {
