@@ -109,6 +109,20 @@ TEST(OneTPipeTest, ResetLetsQueuesBeInitialisedAgain) {
   EXPECT_TRUE(st.ok()) << st.ToString();
 }
 
+TEST(OneTPipeTest, TensorOfAQueueBeforeResetIsStaleAfterInitBufferAgain) {
+  auto st = RunOne([] {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> a;
+    pipe.InitBuffer(a, 1, 256);
+    auto old = a.AllocTensor<float>();
+    pipe.Reset();
+    pipe.InitBuffer(a, 1, 256);
+    Duplicate(old, 1.0f, 64);
+  });
+  EXPECT_EQ(st.code(), aicore::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(st.message(), HasSubstr("Duplicate: LocalTensor used after FreeTensor"));
+}
+
 // --- SetSize and InitBuffer overflow ---
 
 TEST(SetSizeTest, PastTheQueueBufferIsAnError) {

@@ -340,7 +340,7 @@ class TBuf {
 // which a new TPipe may be made; the old one's queues and TBufs must then not be used.
 class TPipe {
  public:
-  TPipe(detail::SrcLoc loc = detail::SrcLoc::current());
+  explicit TPipe(detail::SrcLoc loc = detail::SrcLoc::current());
   ~TPipe();
   TPipe(const TPipe&) = delete;
   TPipe& operator=(const TPipe&) = delete;
@@ -366,8 +366,12 @@ class TPipe {
     // 64-bit: a len near 2^32 must not wrap to a small buffer.
     const uint64_t align = BufferAlign(pos);
     const uint64_t aligned = (uint64_t{len} + align - 1) / align * align;
-    s = detail::QueueStorage{};
     s.base = Carve(pos, aligned * num, num, loc);
+    // A re-initialised queue (after Reset or a new TPipe) starts empty; tensors of its old
+    // buffers fail as used after FreeTensor.
+    for (auto& slot : s.slots) ++slot.generation;
+    s.state.fill(detail::SlotState::kFree);
+    s.fifo_head = s.fifo_count = s.next_alloc = 0;
     s.len = static_cast<uint32_t>(aligned);  // fits: Carve checked it against the buffer
     s.num = num;
     s.pos = pos;
