@@ -81,6 +81,8 @@ const char* DefectName(DefectKind kind) {
     case DefectKind::kGmOverlap: return "overlapping GM write";
     case DefectKind::kGmLeak: return "GM leak";
     case DefectKind::kUninitRead: return "uninitialised read";
+    case DefectKind::kGmOutOfBounds: return "GM out of bounds";
+    case DefectKind::kGmUseAfterFree: return "GM use after free";
   }
   return "?";
 }
@@ -99,6 +101,8 @@ Tool ToolOf(DefectKind kind) {
     case DefectKind::kMisaligned:
     case DefectKind::kGmOverlap:
     case DefectKind::kGmLeak:
+    case DefectKind::kGmOutOfBounds:
+    case DefectKind::kGmUseAfterFree:
       return kMemcheck;
     case DefectKind::kUninitRead:
       return kInitcheck;

@@ -50,11 +50,15 @@ enum class DefectKind : uint8_t {
   kGmLeak,
   // initcheck: a read of local bytes no instruction wrote since the block started.
   kUninitRead,
+  // memcheck: GM bytes past the end of the GmAlloc or device allocation the access starts in.
+  kGmOutOfBounds,
+  // memcheck: GM bytes of a GmAlloc or device allocation that was freed.
+  kGmUseAfterFree,
 };
 
 // Returns "RAW race", "WAR race", "WAW race", "cross-core race", "unconsumed SetFlag",
 // "queue buffer not freed", "out of bounds", "misaligned transfer", "overlapping GM write",
-// "GM leak", "uninitialised read".
+// "GM leak", "uninitialised read", "GM out of bounds", "GM use after free".
 const char* DefectName(DefectKind kind);
 // Returns the tool that reports `kind`.
 Tool ToolOf(DefectKind kind);

@@ -40,6 +40,7 @@
 #include "aicore/runtime/gm.h"
 #include "aicore/runtime/memory/caching_allocator.h"
 #include "aicore/sim/core.h"
+#include "aicore/sim/gm_registry.h"
 
 namespace aicore::check {
 
@@ -558,6 +559,36 @@ class Sanitizer::Impl {
     }
   }
 
+  // Reports GM bytes [lo, hi) that lie in a freed allocation or run past the end of the live
+  // allocation they start in (See Note [GM extents]); memory nobody registered is not judged.
+  static void CheckGmAllocation(CoreState& cs, uint64_t lo, uint64_t hi) {
+    const sim::GmBlock b = sim::FindGmBlock(reinterpret_cast<const void*>(lo));
+    if (b.state == sim::GmBlockState::kUnknown) return;
+    const uint64_t end = reinterpret_cast<uintptr_t>(b.base) + b.bytes;
+    DefectKind kind = DefectKind::kGmUseAfterFree;
+    if (b.state == sim::GmBlockState::kLive) {
+      if (hi <= end) return;
+      kind = DefectKind::kGmOutOfBounds;
+      lo = std::max(lo, end);
+    }
+    for (Finding& f : cs.findings) {
+      if (f.kind == kind && f.buffer == arch::Buffer::kGm) {  // strided ranges of one operand
+        f.lo = std::min(f.lo, lo);
+        f.hi = std::max(f.hi, hi);
+        return;
+      }
+    }
+    const std::string block = StrCat("its ", b.kind, " block of ", b.bytes, " B at ",
+                                     static_cast<const void*>(b.base));
+    cs.findings.push_back(
+        {kind, 0, cs.index, arch::Buffer::kGm, lo, hi,
+         kind == DefectKind::kGmUseAfterFree
+             ? StrCat("the access lies in ", block, ", which was freed (GmFree/aclrtFree) before "
+                      "this use")
+             : StrCat("the access starts in ", block, " and runs past its end at ",
+                      static_cast<const void*>(b.base + b.bytes))});
+  }
+
   // Visits the byte ranges of one operand (strided when the record says so).
   template <typename Fn>
   static void ForEachRange(const sim::MemRef& m, const sim::Stride& s, Fn&& fn) {
@@ -583,6 +614,7 @@ class Sanitizer::Impl {
     }
     ForEachRange(m, s, [&](uint64_t lo, uint64_t hi) {
       if (m.buffer == arch::Buffer::kGm) {
+        if (options_.tools & kMemcheck) CheckGmAllocation(cs, lo, hi);
         TouchGm(cs, lo, hi, write, atomic, p, c, site);
       } else {
         TouchLocal(cs, m.buffer, lo, hi, write, p, c, site, imprecise);
@@ -651,7 +683,7 @@ class Sanitizer::Impl {
         return "these bytes were never written since the block started (on hardware they hold "
                "whatever the previous kernel left)";
       default:
-        return "";
+        return f.detail;  // findings that carry their own explanation (GM allocations)
     }
   }
 

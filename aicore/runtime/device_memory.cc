@@ -26,12 +26,14 @@
 #include "aicore/runtime/memory/caching_allocator.h"
 #include "aicore/runtime/memory/device_memory.h"
 #include "aicore/runtime/stream.h"
+#include "aicore/sim/gm_registry.h"
 
 namespace aicore::rt {
 
 namespace {
 
 constexpr size_t kAlignment = 512;  // GM alignment of the framework (see gm.h)
+constexpr const char* kRegistryKind = "aclrtMalloc";  // how the GM registry names device blocks
 
 struct HostRegistry {
   std::mutex mu;
@@ -130,7 +132,9 @@ void* DeviceMalloc(size_t size, Stream* stream) {
     if (Status st = ResolveStream(stream, "DeviceMalloc", &s); !st.ok()) throw Error(st);
     stream_id = StreamId(*s);
   }
-  return Allocator(device).Malloc(size, stream_id);
+  void* p = Allocator(device).Malloc(size, stream_id);
+  sim::RegisterGmBlock(p, size, kRegistryKind);  // See Note [GM extents]
+  return p;
 }
 
 void DeviceFree(void* ptr) {
@@ -148,6 +152,8 @@ void DeviceFree(void* ptr) {
     Fail(StatusCode::kNotFound, std::source_location::current(), "device free of ", ptr,
          ": not a live device allocation (double free, or memory not from aclrtMalloc)");
   }
+  // Unregistered before the allocator may hand the address out again.
+  sim::UnregisterGmBlock(ptr);
   try {
     Allocator(device).Free(ptr);
   } catch (const Error& e) {
@@ -224,7 +230,10 @@ size_t ReleaseDeviceMemory(int device) {
       }
     }
   }
-  for (void* p : live) a.Free(p);
+  for (void* p : live) {
+    sim::UnregisterGmBlock(p);
+    a.Free(p);
+  }
   a.EmptyCache();
   a.ResetPeakStats();
   return live.size();

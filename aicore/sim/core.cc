@@ -48,6 +48,9 @@ std::atomic<uint64_t>& Seed() {
   return seed;
 }
 
+// Serials of cores; 0 is never handed out (a LocalTensor built outside a kernel carries 0).
+std::atomic<uint32_t> g_next_serial{1};
+
 bool CoreHas(CoreType type, const arch::Chip& chip, arch::Buffer b) {
   if (b == arch::Buffer::kGm || chip.spec(b).bytes == 0) return false;
   if (type == CoreType::kCoupled || !chip.split()) return true;
@@ -81,8 +84,10 @@ const char* PipeName(Pipe p) {
 
 Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& id,
            const std::vector<Observer*>& observers)
-    : chip_(&chip), kernel_name_(std::move(kernel_name)), id_(id), observers_(observers),
+    : chip_(&chip), kernel_name_(std::move(kernel_name)), id_(id),
+      serial_(g_next_serial.fetch_add(1, std::memory_order_relaxed)), observers_(observers),
       observed_(!observers.empty()) {
+  if (serial_ == 0) serial_ = g_next_serial.fetch_add(1, std::memory_order_relaxed);  // wrapped
   const uint64_t seed = Seed().load();
   deferring_ = seed != 0;
   rng_.seed(seed * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(id.block_idx) * 4 +

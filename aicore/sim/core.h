@@ -14,6 +14,7 @@
 #include "aicore/arch/chip.h"
 #include "aicore/core/status.h"
 #include "aicore/sim/funnel.h"
+#include "aicore/sim/source_site.h"
 
 // Note [Built-in block variables]
 // AscendC kernels may read the raw built-ins `block_idx` and `block_num` (in CANN's CPU mode they
@@ -72,6 +73,9 @@ class Core {
   const CoreIdentity& id() const { return id_; }
   // Returns "AIV 3" / "AIC 0" / "AICore 5": the name errors and reports use.
   std::string Name() const;
+  // Returns a number unique to this core of this launch (never 0), so kernel objects that must
+  // not outlive their launch or leave their block (LocalTensor) can be stamped and checked.
+  uint32_t serial() const { return serial_; }
 
   // Returns true when this core type has `b` (an AIV has UB only on split chips, an AIC has
   // L1/L0A/L0B/L0C/BT/FB).
@@ -118,11 +122,13 @@ class Core {
   std::array<uint32_t, 64> flag_bits{};
   // Event IDs handed out by AllocEventID/FetchEventID, per event kind (bit = id in use).
   std::array<uint32_t, 64> event_ids_in_use{};
-  // The current TPipe (GetTPipePtr()), owned by kernel code.
+  // The live TPipe (GetTPipePtr()), owned by kernel code, and its serial (0: none), which the
+  // queues and TBufs it initialised carry so a use after it is destroyed or Reset is caught.
   void* tpipe = nullptr;
   // The live LocalMemAllocator of each local buffer (nullptr: none), owned by kernel code; TPipe
   // refuses a buffer that has one.
   std::array<const void*, arch::kBufferCount> local_allocator{};
+  uint32_t tpipe_serial = 0;
   // AscendC atomic mode for GM writes (SetAtomicAdd etc.): 0 none.
   int atomic_mode = 0;
   // The launch's tiling key and data (set by aicore::RunKernel before the kernel body runs).
@@ -135,6 +141,7 @@ class Core {
   const arch::Chip* chip_;
   std::string kernel_name_;
   CoreIdentity id_;
+  uint32_t serial_;
   std::vector<Observer*> observers_;
   bool observed_ = false;
   void Defer(Pipe pipe, std::function<void()> work);

@@ -520,16 +520,16 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t partic
   }
   Core& core = CurrentCore();
   const int64_t all = aiv_only ? L->aiv_count : static_cast<int64_t>(L->tasks.size());
-  if (participants > all) {
-    KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", participants,
-               " exceeds the ", all, " ", aiv_only ? "AIVs" : "cores",
-               " of the launch (GetBlockNum() * GetTaskRatio())");
-  }
-  const int64_t need = participants > 0 ? participants : all;
   if (aiv_only && core.id().type == CoreType::kAic) {
     KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc,
                "SyncAll<isAIVOnly=true> called on an AIC; use SyncAll<false>() in mix kernels");
   }
+  if (participants < 0 || participants > all) {
+    KernelFail(StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", participants,
+               " is outside [0, ", all, "] (0 = every core; at most the ", all,
+               aiv_only ? " AIVs" : " cores", " of the launch)");
+  }
+  const int64_t need = participants > 0 ? participants : all;
   uint64_t gen;
   {
     std::lock_guard<std::mutex> lk(L->mu);

@@ -17,19 +17,11 @@ aicore::arch::Buffer BufferOf(const LocalTensor<T>& t) {
   return Core().chip().BufferOf(ToArch(t.GetPosition()));
 }
 
-// Fails unless bytes [0, need) of `t` exist (GM tensors without an extent are not checked).
+// Fails unless bytes [0, need) of `t` exist (See GlobalTensor::CheckExtent).
 template <typename T>
 void CheckGmExtent(const GlobalTensor<T>& t, uint64_t need_bytes, const char* api,
                    const char* role, const SrcLoc& loc) {
-  if (t.data() == nullptr) [[unlikely]] {
-    Fail(StatusCode::kFailedPrecondition, api, loc, role,
-         " GlobalTensor has no buffer (call SetGlobalBuffer first)");
-  }
-  if (t.bounded() && need_bytes > t.GetSize() * sizeof(T)) [[unlikely]] {
-    Fail(StatusCode::kOutOfRange, api, loc, role, " GlobalTensor: the copy reaches byte ",
-         need_bytes, " but the tensor holds ", t.GetSize(), " elements (",
-         t.GetSize() * sizeof(T), " bytes)");
-  }
+  t.CheckExtent(need_bytes, api, role, loc);
 }
 
 // Fails unless `t` is live, in one of `allowed` buffers, 32-byte aligned, and holds `need_bytes`.

@@ -292,7 +292,7 @@ class Matmul {
     Invalidate(loc);
     if (client_.active()) {
       client_.Call(detail::MatmulRequest::kSetTensorA, loc,
-                   [p = gm.data(), n = gm.GetSize(), b = gm.bounded(), isTransposeA,
+                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeA,
                     loc](detail::MatmulServerApi& s) { s.SetTensorA(p, n, b, isTransposeA, loc); });
     }
   }
@@ -307,7 +307,7 @@ class Matmul {
     Invalidate(loc);
     if (client_.active()) {
       client_.Call(detail::MatmulRequest::kSetTensorB, loc,
-                   [p = gm.data(), n = gm.GetSize(), b = gm.bounded(), isTransposeB,
+                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeB,
                     loc](detail::MatmulServerApi& s) { s.SetTensorB(p, n, b, isTransposeB, loc); });
     }
   }
@@ -344,7 +344,7 @@ class Matmul {
     bias_key_ = -1;
     if (client_.active()) {
       client_.Call(detail::MatmulRequest::kSetBias, loc,
-                   [p = gm.data(), n = gm.GetSize(), b = gm.bounded(),
+                   [p = gm.data(), n = gm.extent(), b = gm.bounded(),
                     loc](detail::MatmulServerApi& s) { s.SetBias(p, n, b, loc); });
     }
   }
@@ -403,7 +403,7 @@ class Matmul {
                   bool enSequentialWrite = false, detail::SrcLoc loc = detail::SrcLoc::current()) {
     if (client_.active()) {
       client_.Call(detail::MatmulRequest::kGetTensorC, loc, [&](detail::MatmulServerApi& s) {
-        s.GetTensorC(gm.data(), gm.GetSize(), gm.bounded(), enAtomic, enSequentialWrite, loc);
+        s.GetTensorC(gm.data(), gm.extent(), gm.bounded(), enAtomic, enSequentialWrite, loc);
       });
       return;
     }
@@ -464,7 +464,7 @@ class Matmul {
     (void)fakeMsg;
     if (client_.active()) {
       client_.Call(detail::MatmulRequest::kIterateAll, loc, [&](detail::MatmulServerApi& s) {
-        s.IterateAll(gm.data(), gm.GetSize(), gm.bounded(), enAtomic, loc);
+        s.IterateAll(gm.data(), gm.extent(), gm.bounded(), enAtomic, loc);
       });
       return;
     }
@@ -1055,10 +1055,10 @@ class Matmul {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, "Matmul::IterateAll", loc, what,
                    " has no buffer (SetGlobalBuffer)");
     }
-    if (gm.bounded() && static_cast<uint64_t>(extent) > gm.GetSize()) {
+    if (gm.bounded() && static_cast<uint64_t>(extent) > gm.extent()) {
       detail::Fail(aicore::StatusCode::kOutOfRange, "Matmul::IterateAll", loc, what,
                    ": this core's share reaches element ", extent - 1,
-                   " but the GlobalTensor holds ", gm.GetSize(), " elements");
+                   " but the GlobalTensor holds ", gm.extent(), " elements");
     }
   }
   // IterateAll through the packed GEMM: the same checks, the same bits, no L1/L0 traffic. A half

@@ -253,9 +253,10 @@ void MatmulClient::CallImpl(MatmulRequest r, const SrcLoc& loc,
   // While the server runs fn (which may reference this frame), an aborting launch must not
   // unwind this block: `hold` defers the cancellation until the request is finished.
   aicore::sim::BlockUntil([&](LaunchShared&) { return req.done; },
-                          [&, group](LaunchShared&) {
-                            return aicore::StrCat("waits for the AIC of group ", group,
-                                                  " to serve Matmul::", MatmulRequestName(r),
+                          [&, group, where = aicore::sim::SourceSite(loc)](LaunchShared&) {
+                            return aicore::StrCat("waits at ", where, " for the AIC of group ",
+                                                  group, " to serve Matmul::",
+                                                  MatmulRequestName(r),
                                                   " (is REGIST_MATMUL_OBJ reached on the AIC?)");
                           },
                           [shared](LaunchShared&) { return shared->in_service; });

@@ -21,6 +21,25 @@ template <typename... Args>
   aicore::sim::KernelFail(code, api, loc, args...);
 }
 
+// An element offset that remembers where it was written. operator[] takes exactly one argument
+// before C++23, so it cannot default a std::source_location; converting the index to this type
+// evaluates the constructor's default argument at the caller's expression instead.
+template <typename I>
+struct IndexAt {
+  IndexAt(I v, SrcLoc l = SrcLoc::current()) : value(v), loc(l) {}  // NOLINT: implicit on purpose
+  I value;
+  SrcLoc loc;
+};
+
+// Returns the serial of the current core, 0 outside a kernel (See LocalTensor::CheckLive).
+inline uint32_t CurrentCoreSerial() {
+  const aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull();
+  return core != nullptr ? core->serial() : 0;
+}
+
+// Raises the error of a LocalTensor used on a core other than the one that made it.
+[[noreturn]] void FailForeignTensor(const char* api, const SrcLoc& loc);
+
 // Builds the funnel record of a scalar (PIPE_S) access to one element at `p`.
 aicore::sim::Instr ScalarInstr(aicore::sim::Core& core, const char* api, bool write,
                                const void* p, uint32_t bytes, aicore::DType dt, const SrcLoc& loc);

@@ -1,6 +1,8 @@
 // TPipe's buffer carving and event IDs; SetFlag/WaitFlag/PipeBarrier bookkeeping.
 #include "aicore/kernel/pipe/tpipe.h"
 
+#include <atomic>
+
 namespace AscendC {
 
 namespace detail {
@@ -113,17 +115,57 @@ HardEvent EventBetween(pipe_t src, pipe_t dst, const SrcLoc& loc) {
 
 }  // namespace detail
 
-TPipe::TPipe() : core_(&detail::Core()), previous_pipe_(core_->tpipe) { core_->tpipe = this; }
+namespace {
+std::atomic<uint32_t> g_next_pipe_serial{1};
+}  // namespace
+
+TPipe::TPipe(detail::SrcLoc loc) : core_(&detail::Core()), serial_(0), created_(loc) {
+  if (core_->tpipe != nullptr) {
+    const auto* live = static_cast<const TPipe*>(core_->tpipe);
+    detail::Fail(aicore::StatusCode::kFailedPrecondition, "TPipe", loc,
+                 "a TPipe is already live in this kernel (made at ",
+                 aicore::sim::SourceSite(live->created_),
+                 "); AscendC allows one TPipe per kernel at a time and two would share the same "
+                 "local memory. Pass a pointer to the one TPipe, or call Destroy() on it first");
+  }
+  serial_ = g_next_pipe_serial.fetch_add(1, std::memory_order_relaxed);
+  if (serial_ == 0) serial_ = g_next_pipe_serial.fetch_add(1, std::memory_order_relaxed);
+  core_->tpipe = this;
+  core_->tpipe_serial = serial_;
+}
 
 TPipe::~TPipe() {
   if (aicore::sim::CurrentCoreOrNull() == core_ && core_->tpipe == this) {
-    core_->tpipe = previous_pipe_;
+    core_->tpipe = nullptr;
+    core_->tpipe_serial = 0;
   }
 }
 
 void TPipe::Reset() {
   used_.fill(0);
   buffers_ = 0;
+  if (serial_ != 0 && core_->tpipe == this) {
+    // Queues and TBufs of the old carving become stale (See detail::CheckPipeSerial).
+    serial_ = g_next_pipe_serial.fetch_add(1, std::memory_order_relaxed);
+    core_->tpipe_serial = serial_;
+  }
+}
+
+void TPipe::Destroy() {
+  used_.fill(0);
+  buffers_ = 0;
+  serial_ = 0;
+  if (core_->tpipe == this) {
+    core_->tpipe = nullptr;
+    core_->tpipe_serial = 0;
+  }
+}
+
+void TPipe::CheckUsable(const detail::SrcLoc& loc) const {
+  if (serial_ == 0 || core_->tpipe != this) [[unlikely]] {
+    detail::Fail(aicore::StatusCode::kFailedPrecondition, "InitBuffer", loc,
+                 "this TPipe was destroyed (Destroy()); make a new TPipe for more buffers");
+  }
 }
 
 uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::SrcLoc& loc) {

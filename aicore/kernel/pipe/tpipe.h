@@ -71,7 +71,18 @@ struct QueueStorage {
   uint8_t fifo_head = 0;
   uint8_t fifo_count = 0;
   uint8_t next_alloc = 0;
+  uint32_t pipe_serial = 0;  // the TPipe that gave the buffers (sim::Core::tpipe_serial)
 };
+
+// Fails unless buffers given by the TPipe of serial `pipe_serial` are still the live TPipe's.
+inline void CheckPipeSerial(uint32_t pipe_serial, const char* api, const char* what,
+                            const SrcLoc& loc) {
+  if (pipe_serial != Core().tpipe_serial) [[unlikely]] {
+    Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", what,
+         "'s buffers came from a TPipe that was destroyed or Reset since InitBuffer; call "
+         "InitBuffer on the live TPipe first");
+  }
+}
 
 }  // namespace detail
 
@@ -207,6 +218,7 @@ class TQueBind {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", PositionText(),
                    " queue has no buffers: call TPipe::InitBuffer on it first");
     }
+    detail::CheckPipeSerial(q_.pipe_serial, api, "queue", loc);
     if (q_.base == nullptr) [[unlikely]] {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "the ", PositionText(),
                    " queue was given UB on ", detail::Core().Name(), ", which has no UB "
@@ -293,7 +305,7 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kOutOfRange, "TBuf::Get", loc, count, " elements of ",
                    sizeof(T), " B exceed the buffer's ", len_, " B");
     }
-    return LocalTensor<T>(reinterpret_cast<T*>(base_), count, pos);
+    return LocalTensor<T>(reinterpret_cast<T*>(base_), count, pos, nullptr, len_ / sizeof(T));
   }
   // Returns `count` elements starting `byte_offset` bytes into the buffer.
   template <typename T>
@@ -304,7 +316,8 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kOutOfRange, "TBuf::GetWithOffset", loc, count,
                    " elements at byte offset ", byte_offset, " exceed the buffer's ", len_, " B");
     }
-    return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos);
+    return LocalTensor<T>(reinterpret_cast<T*>(base_ + byte_offset), count, pos, nullptr,
+                          (len_ - byte_offset) / sizeof(T));
   }
 
   // Ends the use of a tensor from Get/GetWithOffset. A TBuf has no queue state, so this only
@@ -320,9 +333,10 @@ class TBuf {
   }
 
   // --- aicore internals ---
-  void Assign(uint8_t* base, uint32_t len) {
+  void Assign(uint8_t* base, uint32_t len, uint32_t pipe_serial) {
     base_ = base;
     len_ = len;
+    pipe_serial_ = pipe_serial;
   }
 
  private:
@@ -336,15 +350,20 @@ class TBuf {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
                    "the TBuf has no memory: call TPipe::InitBuffer on it first");
     }
+    detail::CheckPipeSerial(pipe_serial_, api, "TBuf", loc);
   }
   uint8_t* base_ = nullptr;
   uint32_t len_ = 0;
+  uint32_t pipe_serial_ = 0;
 };
 
-// Owns the core's local memory for the kernel's lifetime.
+// Owns the core's local memory for the kernel's lifetime. One TPipe per kernel may be live at a
+// time (AscendC's rule; two would carve the same memory): constructing a second while one is
+// live is a FailedPrecondition error. Destroy() (or the destructor) ends the TPipe's life, after
+// which a new TPipe may be made; the old one's queues and TBufs must then not be used.
 class TPipe {
  public:
-  TPipe();
+  explicit TPipe(detail::SrcLoc loc = detail::SrcLoc::current());
   ~TPipe();
   TPipe(const TPipe&) = delete;
   TPipe& operator=(const TPipe&) = delete;
@@ -361,17 +380,25 @@ class TPipe {
                    " queue (need 1 <= num <= 8 and len > 0)");
     }
     auto& s = q.storage();
-    if (s.num != 0) {
+    CheckUsable(loc);
+    if (s.num != 0 && s.pipe_serial == serial_) {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, "InitBuffer", loc,
                    "the queue already has buffers (InitBuffer called twice)");
     }
     // Every buffer of the queue starts on the physical buffer's alignment (512 B in L0A/L0B).
-    const uint32_t align = BufferAlign(pos);
-    const uint32_t aligned = (len + align - 1) / align * align;
-    s.base = Carve(pos, uint64_t{aligned} * num, num, loc);
-    s.len = aligned;
+    // 64-bit: a len near 2^32 must not wrap to a small buffer.
+    const uint64_t align = BufferAlign(pos);
+    const uint64_t aligned = (uint64_t{len} + align - 1) / align * align;
+    s.base = Carve(pos, aligned * num, num, loc);
+    // A re-initialised queue (after Reset or a new TPipe) starts empty; tensors of its old
+    // buffers fail as used after FreeTensor.
+    for (auto& slot : s.slots) ++slot.generation;
+    s.state.fill(detail::SlotState::kFree);
+    s.fifo_head = s.fifo_count = s.next_alloc = 0;
+    s.len = static_cast<uint32_t>(aligned);  // fits: Carve checked it against the buffer
     s.num = num;
     s.pos = pos;
+    s.pipe_serial = serial_;
     return true;
   }
   // Gives `buf` `len` bytes (rounded up to 32) in its position's physical buffer.
@@ -381,14 +408,18 @@ class TPipe {
       detail::Fail(aicore::StatusCode::kInvalidArgument, "InitBuffer", loc,
                    "len=0 for a TBuf (need len > 0)");
     }
-    const uint32_t aligned = (len + 31u) & ~31u;
-    buf.Assign(Carve(pos, aligned, 1, loc), aligned);
+    CheckUsable(loc);
+    const uint64_t aligned = (uint64_t{len} + 31u) & ~uint64_t{31};  // no wrap near 2^32
+    uint8_t* base = Carve(pos, aligned, 1, loc);
+    buf.Assign(base, static_cast<uint32_t>(aligned), serial_);
     return true;
   }
 
-  // Releases every buffer (queues and TBufs must not be used afterwards without InitBuffer).
+  // Releases every buffer; queues and TBufs must get InitBuffer again before use.
   void Reset();
-  void Destroy() { Reset(); }
+  // Releases every buffer and ends the TPipe's life: a new TPipe may be made afterwards, and
+  // this one can no longer give buffers.
+  void Destroy();
 
   // Returns a free event ID for `e`, marking it used until ReleaseEventID.
   template <HardEvent e>
@@ -414,6 +445,8 @@ class TPipe {
 
  private:
   uint8_t* Carve(TPosition pos, uint64_t bytes, int buffers, const detail::SrcLoc& loc);
+  // Fails when this TPipe was destroyed or is not the core's live TPipe.
+  void CheckUsable(const detail::SrcLoc& loc) const;
   // Returns the start alignment (>= 32 B) of the physical buffer behind `pos`.
   uint32_t BufferAlign(TPosition pos) const;
   event_t AllocEvent(HardEvent e, const detail::SrcLoc& loc);
@@ -421,12 +454,13 @@ class TPipe {
   event_t FetchEvent(HardEvent e);
 
   aicore::sim::Core* core_;
-  void* previous_pipe_;
+  uint32_t serial_;        // 0 once destroyed; see sim::Core::tpipe_serial
+  detail::SrcLoc created_;
   std::array<uint64_t, aicore::arch::kBufferCount> used_{};
   int buffers_ = 0;
 };
 
-// Returns the kernel's current TPipe (the most recently constructed live one).
+// Returns the kernel's live TPipe, or nullptr when there is none.
 TPipe* GetTPipePtr();
 
 }  // namespace AscendC

@@ -35,20 +35,31 @@ void SyncAll(detail::SrcLoc loc = detail::SrcLoc::current()) {
   detail::SyncAllBarrier<isAIVOnly>(loc, 0);
 }
 
-// The software SyncAll: GM and UB workspaces as documented (gmWorkspace >= blocks * 32 B, zeroed);
-// here the workspaces are only checked, and the barrier is the scheduler's, among `usedCores`
-// cores when it is > 0 (at most the launch's AIVs), else among all.
+// The software SyncAll: GM and UB workspaces as documented (each >= cores * 32 B, gmWorkspace
+// zeroed); here the workspaces are only checked, and the barrier is the scheduler's. `usedCores`
+// 0 synchronises every core; n in [1, blockDim] synchronises the first n cores to arrive (the
+// blocks that call it), the others do not take part.
 template <bool isAIVOnly = true>
 void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
              const int32_t usedCores = 0, detail::SrcLoc loc = detail::SrcLoc::current()) {
-  (void)ubWorkspace;
-  const int64_t cores = usedCores > 0 ? usedCores : detail::Core().id().block_num;
-  if (gmWorkspace.bounded() && gmWorkspace.GetSize() * sizeof(int32_t) < uint64_t(cores) * 32) {
-    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "gmWorkspace holds ",
-                 gmWorkspace.GetSize() * sizeof(int32_t), " B; ", cores, " cores need ",
-                 cores * 32, " B");
+  auto& core = detail::Core();
+  const int64_t all = core.id().block_num;
+  if (usedCores < 0 || usedCores > all) {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, "SyncAll", loc, "usedCores ", usedCores,
+                 " is outside [0, ", all, "] (0 = every core; at most the launch's blockDim ",
+                 all, ")");
   }
-  detail::SyncAllBarrier<isAIVOnly>(loc, usedCores > 0 ? usedCores : 0);
+  const int64_t cores = usedCores > 0 ? usedCores : all;
+  if (gmWorkspace.bounded() && gmWorkspace.extent_bytes() < uint64_t(cores) * 32) {
+    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "gmWorkspace holds ",
+                 gmWorkspace.extent_bytes(), " B; ", cores, " cores need ", cores * 32, " B");
+  }
+  ubWorkspace.CheckLive("SyncAll", loc);
+  if (ubWorkspace.bytes() < uint64_t(cores) * 32) {
+    detail::Fail(aicore::StatusCode::kOutOfRange, "SyncAll", loc, "ubWorkspace holds ",
+                 ubWorkspace.bytes(), " B; ", cores, " cores need ", cores * 32, " B");
+  }
+  detail::SyncAllBarrier<isAIVOnly>(loc, usedCores);
 }
 
 }  // namespace AscendC

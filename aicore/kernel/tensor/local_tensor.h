@@ -1,5 +1,8 @@
 // LocalTensor<T>: a view of elements in one of the core's local buffers (UB, L1, L0A/B/C, ...).
-// Tensors from a TQue carry the buffer's generation, so a tensor used after FreeTensor is caught.
+// Tensors from a TQue carry the buffer's generation, so a tensor used after FreeTensor is caught;
+// every tensor carries the capacity of its allocation (SetSize cannot grow past it) and the
+// serial of the core that made it, so a tensor kept past its launch or handed to another block
+// is caught at its next use.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +31,13 @@ class LocalTensor {
   using PrimType = T;
 
   LocalTensor() = default;
-  // Used by TPipe/TQue/TBuf: `addr` in the core's buffer for `pos`, `size` elements.
-  LocalTensor(T* addr, uint32_t size, TPosition pos, detail::BufferSlot* slot = nullptr)
-      : addr_(addr), size_(size), pos_(pos), slot_(slot),
-        generation_(slot ? slot->generation : 0) {}
+  // Used by TPipe/TQue/TBuf: `addr` in the core's buffer for `pos`, `size` elements, in an
+  // allocation of `capacity` elements from `addr` (0: `size`). Stamped with the current core.
+  LocalTensor(T* addr, uint32_t size, TPosition pos, detail::BufferSlot* slot = nullptr,
+              uint32_t capacity = 0)
+      : addr_(addr), slot_(slot), size_(size), capacity_(capacity > size ? capacity : size),
+        generation_(slot ? slot->generation : 0), owner_(detail::CurrentCoreSerial()),
+        pos_(pos) {}
   // A static tensor (no TPipe): `tileSize` elements at byte offset `addr` of the buffer behind
   // `pos` (UB for VECIN/VECOUT/VECCALC, L1 for A1/B1/C1, ...). addr and the byte size must be
   // multiples of 32 and the tensor must fit in the buffer; violations are kernel errors.
@@ -39,19 +45,21 @@ class LocalTensor {
               detail::SrcLoc loc = detail::SrcLoc::current())
       : addr_(reinterpret_cast<T*>(detail::StaticTensorAddr(
             "LocalTensor", pos, addr, uint64_t{tileSize} * sizeof(T), tileSize, loc))),
-        size_(tileSize), pos_(pos) {}
+        size_(tileSize), capacity_(tileSize), owner_(detail::CurrentCoreSerial()), pos_(pos) {}
 
   // Returns the tensor starting `offset` elements in (offset <= GetSize()).
-  LocalTensor operator[](uint32_t offset) const {
-    CheckLive("LocalTensor::operator[]", detail::SrcLoc::current());
+  LocalTensor operator[](detail::IndexAt<uint32_t> at) const {
+    const uint32_t offset = at.value;
+    const detail::SrcLoc& loc = at.loc;
+    CheckLive("LocalTensor::operator[]", loc);
     if (offset > size_) [[unlikely]] {
-      detail::Fail(aicore::StatusCode::kOutOfRange, "LocalTensor::operator[]",
-                   detail::SrcLoc::current(), "offset ", offset, " is past the tensor's ", size_,
-                   " elements");
+      detail::Fail(aicore::StatusCode::kOutOfRange, "LocalTensor::operator[]", loc, "offset ",
+                   offset, " is past the tensor's ", size_, " elements");
     }
     LocalTensor t = *this;
     t.addr_ += offset;
     t.size_ -= offset;
+    t.capacity_ -= offset;
     return t;
   }
 
@@ -71,14 +79,24 @@ class LocalTensor {
                                            aicore::DTypeOf<T>(), loc));
     addr_[index] = value;
   }
-  T& operator()(uint32_t index) const {
-    CheckIndex("LocalTensor::operator()", index, detail::SrcLoc::current());
+  T& operator()(uint32_t index, detail::SrcLoc loc = detail::SrcLoc::current()) const {
+    CheckIndex("LocalTensor::operator()", index, loc);
     return addr_[index];
   }
 
   uint32_t GetSize() const { return size_; }
   uint32_t GetLength() const { return size_ * sizeof(T); }  // deprecated: bytes
-  void SetSize(uint32_t size) { size_ = size; }
+  // Sets the element count; fails past the capacity of the tensor's allocation (the queue
+  // buffer or TBuf it came from, less any operator[] offset).
+  void SetSize(uint32_t size, detail::SrcLoc loc = detail::SrcLoc::current()) {
+    if (size > capacity_) [[unlikely]] {
+      detail::Fail(aicore::StatusCode::kOutOfRange, "LocalTensor::SetSize", loc, "size ", size,
+                   " elements (", uint64_t{size} * sizeof(T), " B) exceeds the tensor's buffer: ",
+                   capacity_, " elements (", uint64_t{capacity_} * sizeof(T),
+                   " B) from its start; a larger size would overwrite the neighbouring buffer");
+    }
+    size_ = size;
+  }
   TPosition GetPosition() const { return pos_; }
   // Returns the byte offset of the tensor within its physical buffer.
   uint64_t GetPhyAddr() const {
@@ -93,11 +111,14 @@ class LocalTensor {
   ShapeInfo GetShapeInfo() const { return shape_info_; }
 
   // Returns a view of the same bytes as elements of U.
+  // Size and capacity round down to whole elements of U.
   template <typename U>
   LocalTensor<U> ReinterpretCast() const {
     LocalTensor<U> t(reinterpret_cast<U*>(addr_),
-                     static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_, nullptr);
+                     static_cast<uint32_t>(uint64_t{size_} * sizeof(T) / sizeof(U)), pos_, nullptr,
+                     static_cast<uint32_t>(uint64_t{capacity_} * sizeof(T) / sizeof(U)));
     t.AdoptSlot(slot_, generation_);
+    t.AdoptOwner(owner_);
     return t;
   }
 
@@ -111,7 +132,13 @@ class LocalTensor {
   }
   detail::BufferSlot* slot() const { return slot_; }
   uint32_t generation() const { return generation_; }
-  // Fails when the tensor was never allocated or its buffer was freed since.
+  // Returns the elements from data() to the end of the tensor's allocation (>= GetSize()).
+  uint32_t capacity() const { return capacity_; }
+  // Returns the serial of the core that made the tensor (sim::Core::serial()).
+  uint32_t owner() const { return owner_; }
+  void AdoptOwner(uint32_t owner) { owner_ = owner; }
+  // Fails when the tensor was never allocated, its buffer was freed since, or it belongs to
+  // another block or an earlier launch.
   void CheckLive(const char* api, const detail::SrcLoc& loc) const {
     if (addr_ == nullptr) [[unlikely]] {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, api, loc,
@@ -122,6 +149,7 @@ class LocalTensor {
                    "LocalTensor used after FreeTensor (its queue buffer was freed and may have "
                    "been reallocated)");
     }
+    if (owner_ != detail::CurrentCoreSerial()) [[unlikely]] detail::FailForeignTensor(api, loc);
   }
 
  private:
@@ -134,11 +162,13 @@ class LocalTensor {
   }
 
   T* addr_ = nullptr;
-  uint32_t size_ = 0;
-  TPosition pos_ = TPosition::VECCALC;
   detail::BufferSlot* slot_ = nullptr;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = 0;  // elements from addr_ to the end of the allocation
   uint32_t generation_ = 0;
+  uint32_t owner_ = 0;     // serial of the core that made the tensor; See CheckLive
   int32_t tag_ = 0;
+  TPosition pos_ = TPosition::VECCALC;
   ShapeInfo shape_info_;
 };
 

@@ -139,7 +139,8 @@ void CompareCount(const char* api, const LocalTensor<U>& dst, const LocalTensor<
   const uint32_t limit = std::min(src0.GetSize(), src1 ? src1->GetSize() : ~0u);
   if (count > limit || uint64_t{count} / 8 > dst.bytes()) [[unlikely]] {
     Fail(StatusCode::kOutOfRange, api, loc, "count ", count, " exceeds the operands: src0 holds ",
-         src0.GetSize(), src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements, dst holds ",
+         src0.GetSize(), src1 ? aicore::StrCat(", src1 ", src1->GetSize()) : std::string(),
+         " elements, dst holds ",
          dst.bytes(), " B (", count / 8, " B needed)");
   }
   auto* out = reinterpret_cast<uint8_t*>(dst.data());
@@ -283,7 +284,7 @@ void SelectCount(const LocalTensor<T>& dst, const LocalTensor<U>& sel_mask,
   if (count > limit) [[unlikely]] {
     Fail(StatusCode::kOutOfRange, "Select", loc, "count ", count,
          " exceeds the operands: dst holds ", dst.GetSize(), ", src0 ", src0.GetSize(),
-         src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements");
+         src1 ? aicore::StrCat(", src1 ", src1->GetSize()) : std::string(), " elements");
   }
   if (count == 0) return;
   const uint64_t bits_used = spr ? std::min(count, kPerRepeat) : count;

@@ -1,4 +1,4 @@
-// Funnel records of vector instructions.
+// Funnel records and shared errors of vector instructions.
 #include "aicore/kernel/vector/vec_common.h"
 
 namespace AscendC::detail {
@@ -21,6 +21,15 @@ aicore::sim::Instr VecInstr(aicore::sim::Core& core, const char* api, aicore::DT
   in.flops = elements;
   in.loc = loc;
   return in;
+}
+
+void FailCount(const char* api, int32_t count, uint32_t limit, uint32_t dst_size,
+               int64_t src0_size, int64_t src1_size, const SrcLoc& loc) {
+  std::string sizes = aicore::StrCat("dst holds ", dst_size);
+  if (src0_size >= 0) sizes += aicore::StrCat(", src0 ", src0_size);
+  if (src1_size >= 0) sizes += aicore::StrCat(", src1 ", src1_size);
+  Fail(StatusCode::kOutOfRange, api, loc, "count ", count, " is outside [0, ", limit, "] (",
+       sizes, " elements)");
 }
 
 }  // namespace AscendC::detail

@@ -91,6 +91,10 @@ inline aicore::sim::Instr WithSource(aicore::sim::Instr in, aicore::sim::Core& c
   }
   return in;
 }
+// Raises the count-form error: `count` outside [0, limit], naming each operand's size (an
+// absent operand is -1 and is left out).
+[[noreturn]] void FailCount(const char* api, int32_t count, uint32_t limit, uint32_t dst_size,
+                            int64_t src0_size, int64_t src1_size, const SrcLoc& loc);
 
 // Count form: op over the first `count` elements.
 template <typename T>
@@ -103,9 +107,8 @@ void VecCount(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalT
   const uint32_t limit = std::min({dst.GetSize(), src0 ? src0->GetSize() : ~0u,
                                    src1 ? src1->GetSize() : ~0u});
   if (count < 0 || static_cast<uint32_t>(count) > limit) [[unlikely]] {
-    Fail(StatusCode::kOutOfRange, api, loc, "count ", count, " is outside [0, ", limit,
-         "] (dst holds ", dst.GetSize(), src0 ? ", src0 " : "", src0 ? src0->GetSize() : 0,
-         src1 ? ", src1 " : "", src1 ? src1->GetSize() : 0, " elements)");
+    FailCount(api, count, limit, dst.GetSize(), src0 ? int64_t{src0->GetSize()} : -1,
+              src1 ? int64_t{src1->GetSize()} : -1, loc);
   }
   aicore::kernel::engine::Elementwise(op, aicore::DTypeOf<T>(), dst.data(),
                                       src0 ? src0->data() : nullptr,

@@ -9,6 +9,8 @@
 #include "aicore/core/env.h"
 #include "aicore/core/status.h"
 
+#include "aicore/sim/gm_registry.h"
+
 namespace aicore::memory {
 namespace {
 constexpr size_t kHostPage = 4096;
@@ -55,6 +57,7 @@ void* DeviceMemory::Map(size_t size) {
 }
 
 void DeviceMemory::Unmap(void* ptr, size_t size) {
+  sim::ForgetGmRange(ptr, size);  // the host may reuse the range: freed records no longer hold
   munmap(ptr, size);
   used_.fetch_sub(size, std::memory_order_relaxed);
 }
@@ -65,6 +68,7 @@ void* DeviceMemory::Reserve(size_t size) {
 }
 
 void DeviceMemory::Release(void* base, size_t size, size_t committed) {
+  sim::ForgetGmRange(base, size);
   munmap(base, size);
   used_.fetch_sub(committed, std::memory_order_relaxed);
 }
