@@ -26,14 +26,8 @@ std::atomic<int> g_kernel_mode{static_cast<int>(KernelMode::AIV_MODE)};
 }  // namespace
 
 void SetKernelMode(KernelMode mode) {
-  if (mode == KernelMode::MIX_AIC_1_1) {
-    throw aicore::Error(aicore::Status(
-        aicore::StatusCode::kUnimplemented,
-        "SetKernelMode(KernelMode::MIX_AIC_1_1): groups of 1 AIC + 1 AIV are not simulated yet; "
-        "use MIX_MODE (1 AIC + 2 AIV), AIC_MODE or AIV_MODE"));
-  }
   if (mode != KernelMode::MIX_MODE && mode != KernelMode::AIC_MODE &&
-      mode != KernelMode::AIV_MODE) {
+      mode != KernelMode::AIV_MODE && mode != KernelMode::MIX_AIC_1_1) {
     throw aicore::Error(aicore::Status(
         aicore::StatusCode::kInvalidArgument,
         aicore::StrCat("SetKernelMode: ", static_cast<int>(mode),

@@ -23,7 +23,7 @@ aicore::LaunchOptions IcpuOptions() {
     case KernelMode::MIX_MODE: o.mode = aicore::KernelMode::kMix; break;
     case KernelMode::AIC_MODE: o.mode = aicore::KernelMode::kAic; break;
     case KernelMode::AIV_MODE: o.mode = aicore::KernelMode::kAiv; break;
-    case KernelMode::MIX_AIC_1_1: o.mode = aicore::KernelMode::kMix; break;  // SetKernelMode refuses it
+    case KernelMode::MIX_AIC_1_1: o.mode = aicore::KernelMode::kMix1To1; break;
   }
   o.tiling.key = GetTilingKey();
   return o;
