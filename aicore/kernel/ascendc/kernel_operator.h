@@ -12,6 +12,7 @@
 #include "aicore/kernel/cube/load_data.h"
 #include "aicore/kernel/cube/mmad.h"
 #include "aicore/kernel/cube/nd2nz.h"
+#include "aicore/kernel/lib/kernel_api.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/tpipe.h"
 #include "aicore/kernel/sync/cross_core.h"

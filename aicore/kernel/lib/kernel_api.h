@@ -1,0 +1,5 @@
+// Every AscendC high-level kernel API aicore implements; kernel_operator.h includes this, as
+// CANN's does its adv_api/kernel_api.h.
+#pragma once
+
+#include "aicore/kernel/lib/activation/softmax.h"
