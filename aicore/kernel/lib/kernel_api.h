@@ -3,3 +3,5 @@
 #pragma once
 
 #include "aicore/kernel/lib/activation/softmax.h"
+#include "aicore/kernel/lib/normalization/layernorm.h"
+#include "aicore/kernel/lib/normalization/rmsnorm.h"

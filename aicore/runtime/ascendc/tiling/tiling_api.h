@@ -4,6 +4,7 @@
 #pragma once
 
 #include "aicore/runtime/tiling/matmul_tiling.h"
+#include "aicore/runtime/tiling/norm_tiling.h"
 #include "aicore/runtime/tiling/platform_ascendc.h"
 #include "aicore/runtime/tiling/softmax_tiling.h"
 #include "aicore/runtime/tiling/tensor_shape.h"
