@@ -3,6 +3,7 @@
 // high-level APIs' tmp-size and tiling functions (AscendC::TensorShape, GetSoftMaxMinTmpSize, ...).
 #pragma once
 
+#include "aicore/runtime/tiling/elementwise_tiling.h"
 #include "aicore/runtime/tiling/matmul_tiling.h"
 #include "aicore/runtime/tiling/norm_tiling.h"
 #include "aicore/runtime/tiling/platform_ascendc.h"
