@@ -289,6 +289,64 @@ TYPED_TEST(SoftMaxTest, LogSoftMaxIsLog10OfSoftMax) {
   }
 }
 
+TEST(SoftMaxMixed, FlashV2UpdateWithFloatSumMaxAndHalfExpMax) {
+  const uint32_t m = 5, kt = 32, tiles = 3, K = kt * tiles;
+  const auto x = Uniform<half>(m * K, 91, -5, 5);
+  const AscendC::TensorShape shape({m, kt});
+  const uint32_t tmp_bytes = AscendC::GetSoftMaxFlashV2MinTmpSize(shape, 2, 4, true);
+  AscendC::SoftMaxTiling tiling;
+  AscendC::SoftMaxFlashV2TilingFunc(shape, 2, 4, tmp_bytes, tiling, true);
+  std::vector<float> sum, max;
+  std::vector<half> exp_max;
+  const auto st = RunOnUb([&](UbArena& a) {
+    auto su = a.Get<float>(m * 8);
+    auto mx = a.Get<float>(m * 8);
+    auto em = a.Get<half>(m * 16);
+    auto d = a.Get<half>(m * kt);
+    auto tmp = a.Get<uint8_t>(tmp_bytes);
+    auto src = a.Get<half>(m * kt);
+    for (uint32_t t = 0; t < tiles; ++t) {
+      for (uint32_t i = 0; i < m; ++i)
+        std::memcpy(src.data() + i * kt, x.data() + i * K + t * kt, kt * sizeof(half));
+      if (t == 0) {
+        AscendC::SoftmaxFlashV2<half, false>(d, su, mx, src, em, su, mx, tmp, tiling);
+      } else {
+        AscendC::SoftmaxFlashV2<half, true>(d, su, mx, src, em, su, mx, tmp, tiling);
+      }
+    }
+    sum = FromTensor(su, m * 8);
+    max = FromTensor(mx, m * 8);
+    exp_max = FromTensor(em, m * 16);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const auto ref = aicore::ref::SoftMaxRows(ToDouble(x), m, K, K);
+  for (uint32_t i = 0; i < m; ++i) {
+    ASSERT_EQ(max[i * 8 + 7], ref.max[i]);
+    ASSERT_NEAR(sum[i * 8 + 7], ref.sum[i], 1e-5 * ref.sum[i]);
+    ASSERT_LE(static_cast<float>(exp_max[i * 16 + 15]), 1.0f);
+  }
+}
+
+TEST(AdjustSoftMaxRes, RowsWithTheGivenMaxAreSet) {
+  const uint32_t m = 4, k = 16;
+  std::vector<float> res(m * k, 0.5f), max(m * 8, 1.0f);
+  for (uint32_t j = 0; j < 8; ++j) max[2 * 8 + j] = -INFINITY;
+  bool changed = false, unchanged = true;
+  std::vector<float> out;
+  const auto st = RunOnUb([&](UbArena& a) {
+    auto r = a.Load(res);
+    auto mx = a.Load(max);
+    const AscendC::SoftMaxShapeInfo info = {m, k, m, k};
+    changed = AscendC::AdjustSoftMaxRes<float, float>(r, mx, 0xFF800000u, 0.0f, info);
+    unchanged = AscendC::AdjustSoftMaxRes<float, float>(r, mx, 0x12345678u, 9.0f, info);
+    out = FromTensor(r, m * k);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(changed);
+  EXPECT_FALSE(unchanged);
+  for (uint32_t i = 0; i < m * k; ++i) EXPECT_EQ(out[i], i / k == 2 ? 0.0f : 0.5f) << i;
+}
+
 TEST(SoftMaxErrors, ScratchBelowMinimumIsAClearError) {
   const Shape s{4, 64, 64};
   const uint32_t min = TmpSize(s, 4, false);

@@ -138,6 +138,29 @@ TYPED_TEST(LayerNormTest, ArFormWithRstdAndConfigs) {
   }
 }
 
+TEST(LayerNormStack, OverloadWithoutScratchMatchesTheScratchForm) {
+  const AscendC::TensorShape shape({1, 8, 64, 64});
+  uint32_t max = 0, min = 0;
+  AscendC::GetLayerNormMaxMinTmpSize(shape, 4, false, max, min);
+  AscendC::LayerNormTiling tiling;
+  AscendC::GetLayerNormNDTilingInfo(shape, min, 4, false, tiling);
+  const auto x = Uniform<float>(8 * 64, 5, -2, 2);
+  const auto g = Uniform<float>(64, 6, 0.5, 1.5);
+  std::vector<float> y1, y2;
+  const auto st = RunOnUb([&](UbArena& a) {
+    auto src = a.Load(x);
+    auto gamma = a.Load(g);
+    auto o1 = a.Get<float>(8 * 64), o2 = a.Get<float>(8 * 64);
+    auto mo = a.Get<float>(8), vo = a.Get<float>(8);
+    AscendC::LayerNorm<float>(o1, mo, vo, src, gamma, gamma, a.Get<uint8_t>(min), 1e-5f, tiling);
+    AscendC::LayerNorm<float>(o2, mo, vo, src, gamma, gamma, 1e-5f, tiling);
+    y1 = FromTensor(o1, 8 * 64);
+    y2 = FromTensor(o2, 8 * 64);
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(y1, y2);
+}
+
 TEST(LayerNormErrors, ScratchBelowMinimumIsAClearError) {
   const AscendC::TensorShape shape({2, 20, 64, 64});
   uint32_t max = 0, min = 0;
