@@ -67,13 +67,19 @@ void CheckSoftMaxTensor(const char* api, const char* role, const LocalTensor<T>&
 template <typename T, typename U, typename Tiling>
 void SoftMaxRun(SoftMaxKind kind, const char* api, const SoftMaxArgs<T, U>& a,
                 const LocalTensor<uint8_t>& tmp, const Tiling& tiling,
-                const SoftMaxShapeInfo& info, uint32_t cfg_ori_k, const detail::SrcLoc& loc) {
+                const SoftMaxShapeInfo& info, const SoftmaxConfig& cfg,
+                const detail::SrcLoc& loc) {
   static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>, "T must be half or float");
   static_assert(std::is_same_v<U, half> || std::is_same_v<U, float>,
                 "sum/max must be half or float");
   const uint32_t m = info.srcM ? info.srcM : tiling.srcM;
   const uint32_t k = info.srcK ? info.srcK : tiling.srcK;
-  uint32_t valid = info.oriSrcK ? info.oriSrcK : (cfg_ori_k ? cfg_ori_k : k);
+  const uint32_t valid = info.oriSrcK ? info.oriSrcK : (cfg.oriSrcK ? cfg.oriSrcK : k);
+  if (cfg.mode != SoftmaxMode::SOFTMAX_NORMAL) [[unlikely]] {
+    detail::Fail(aicore::StatusCode::kUnimplemented, api, loc,
+                 "SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC ([m, 1] sum/max) is not implemented "
+                 "in aicore; use SOFTMAX_NORMAL ([m, 32 / sizeof] blocks)");
+  }
   if (m == 0 || k == 0) [[unlikely]] {
     detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "the shape is ", m, " x ", k,
                  ": pass a SoftMaxShapeInfo or a tiling with srcM and srcK (the tensor "
@@ -182,7 +188,7 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sum, const LocalTe
   static_assert(!isDataFormatNZ, "aicore's SoftMax supports the ND format only");
   lib::SoftMaxArgs<T, T> a{&dst, &src, &sum, &max};
   lib::SoftMaxRun(lib::SoftMaxKind::kSoftMax, "SoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
@@ -204,7 +210,7 @@ void SoftMax(const LocalTensor<half>& dst, const LocalTensor<float>& sum,
   static_assert(!isDataFormatNZ, "aicore's SoftMax supports the ND format only");
   lib::SoftMaxArgs<half, float> a{&dst, &src, &sum, &max};
   lib::SoftMaxRun(lib::SoftMaxKind::kSoftMax, "SoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
@@ -224,7 +230,7 @@ void SoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
              detail::SrcLoc loc = detail::SrcLoc::current()) {
   lib::SoftMaxArgs<T, T> a{&dst, &src};
   lib::SoftMaxRun(lib::SoftMaxKind::kSoftMax, "SoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
@@ -249,7 +255,7 @@ void SimpleSoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& inSumTensor,
   a.in_sum = &inSumTensor;
   a.in_max = &inMaxTensor;
   lib::SoftMaxRun(lib::SoftMaxKind::kSimple, "SimpleSoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
           bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
@@ -272,7 +278,7 @@ void SimpleSoftMax(const LocalTensor<half>& dst, const LocalTensor<float>& inSum
   a.in_sum = &inSumTensor;
   a.in_max = &inMaxTensor;
   lib::SoftMaxRun(lib::SoftMaxKind::kSimple, "SimpleSoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 
 // --- SoftmaxFlashV2: the online (flash) update. ---
@@ -294,7 +300,7 @@ void SoftmaxFlashV2(const LocalTensor<T>& dst, const LocalTensor<T>& expSumTenso
   lib::SoftMaxArgs<T, T> a{&dst, &src, &expSumTensor, &maxTensor, &expMaxTensor, &inExpSumTensor,
                            &inMaxTensor};
   lib::SoftMaxRun(isUpdate ? lib::SoftMaxKind::kFlashUpdate : lib::SoftMaxKind::kFlash,
-                  "SoftmaxFlashV2", a, sharedTmpBuffer, tiling, softmaxShapeInfo, config.oriSrcK,
+                  "SoftmaxFlashV2", a, sharedTmpBuffer, tiling, softmaxShapeInfo, config,
                   loc);
 }
 template <typename T, bool isUpdate = false, bool isReuseSource = false,
@@ -328,7 +334,7 @@ void SoftmaxFlashV2(const LocalTensor<half>& dst, const LocalTensor<float>& expS
                                   &inExpSumTensor, &inMaxTensor};
   a.exp_max_half = &expMaxTensor;
   lib::SoftMaxRun(isUpdate ? lib::SoftMaxKind::kFlashUpdate : lib::SoftMaxKind::kFlash, "SoftmaxFlashV2", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config.oriSrcK, loc);
+                  softmaxShapeInfo, config, loc);
 }
 
 // --- LogSoftMax: dst = log10(softmax(x)), as the current AscendC documentation states. ---
@@ -347,7 +353,7 @@ void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sumTensor,
   }
   lib::SoftMaxArgs<T, T> a{&dst, &src, &sumTensor, &maxTensor};
   lib::SoftMaxRun(lib::SoftMaxKind::kLog, "LogSoftMax", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, 0, loc);
+                  softmaxShapeInfo, SOFTMAX_DEFAULT_CFG, loc);
 }
 
 // --- AdjustSoftMaxRes: rows whose max has the bit pattern `from` are set to `to`. ---
