@@ -94,6 +94,21 @@ void RowBroadcast(Op op, const LocalTensor<float>& dst, const LocalTensor<float>
   }
   const uint32_t full = k / kFloatsPerRepeat;
   const uint32_t tail = k % kFloatsPerRepeat;
+  const uint32_t cols = full + (tail != 0);
+  if (k / kFloatsPerBlock <= kMaxRepeat && cols < rows) {
+    // Fewer column strips than rows: one instruction per 64-column strip repeats down the rows.
+    const uint8_t row_blocks = static_cast<uint8_t>(k / kFloatsPerBlock);
+    for (uint32_t j = 0; j < cols; ++j) {
+      const uint64_t mask = j < full ? kFloatsPerRepeat : tail;
+      for (uint32_t i = 0; i < rows; i += kMaxRepeat) {
+        const uint32_t rep = std::min(kMaxRepeat, rows - i);
+        const uint32_t off = i * k + j * kFloatsPerRepeat;
+        op(dst[off], src[off], block[i * 8], mask, static_cast<uint8_t>(rep),
+           BinaryRepeatParams(1, 1, 0, row_blocks, row_blocks, 1));
+      }
+    }
+    return;
+  }
   for (uint32_t i = 0; i < rows; ++i) {
     const uint32_t row = i * k;
     for (uint32_t j = 0; j < full; j += kMaxRepeat) {
@@ -120,6 +135,22 @@ void RowVector(Op op, const LocalTensor<float>& dst, const LocalTensor<float>& s
       const uint32_t rep = std::min(kMaxRepeat, rows - i);
       op(dst[i * k], src[i * k], v, uint64_t{k}, static_cast<uint8_t>(rep),
          BinaryRepeatParams(1, 1, 1, row_blocks, row_blocks, 0));
+    }
+    return;
+  }
+  const uint32_t full = k / kFloatsPerRepeat;
+  const uint32_t tail = k % kFloatsPerRepeat;
+  const uint32_t cols = full + (tail != 0);
+  if (k / kFloatsPerBlock <= kMaxRepeat && cols < rows) {
+    const uint8_t row_blocks = static_cast<uint8_t>(k / kFloatsPerBlock);
+    for (uint32_t j = 0; j < cols; ++j) {
+      const uint64_t mask = j < full ? kFloatsPerRepeat : tail;
+      for (uint32_t i = 0; i < rows; i += kMaxRepeat) {
+        const uint32_t rep = std::min(kMaxRepeat, rows - i);
+        const uint32_t off = i * k + j * kFloatsPerRepeat;
+        op(dst[off], src[off], v[j * kFloatsPerRepeat], mask, static_cast<uint8_t>(rep),
+           BinaryRepeatParams(1, 1, 1, row_blocks, row_blocks, 0));
+      }
     }
     return;
   }
