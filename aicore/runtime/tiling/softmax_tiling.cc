@@ -20,10 +20,10 @@ Mk RowsCols(const TensorShape& s) {
   return {static_cast<uint32_t>(m), static_cast<uint32_t>(std::max<int64_t>(s.GetDim(n - 1), 0))};
 }
 
-uint32_t Bytes(const TensorShape& s, uint32_t stat_size, bool all_rows) {
+uint32_t Bytes(const TensorShape& s, uint32_t src_size, bool all_rows) {
   const Mk mk = RowsCols(s);
   if (mk.m == 0 || mk.k == 0) return 0;
-  return lib::SoftMaxLayout(all_rows ? mk.m : 1, mk.k, stat_size).total;
+  return lib::SoftMaxLayout(all_rows ? mk.m : 1, mk.k, src_size).total;
 }
 
 }  // namespace
@@ -37,22 +37,24 @@ uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize
 void SoftMaxTilingFunc(const TensorShape& srcShape, uint32_t dataTypeSize,
                        uint32_t localWorkSpaceSize, tiling::SoftMaxTiling& softmaxTiling) {
   const Mk mk = RowsCols(srcShape);
-  lib::FillSoftMaxTiling(softmaxTiling, mk.m, mk.k, dataTypeSize, localWorkSpaceSize);
+  lib::FillSoftMaxTiling(softmaxTiling, mk.m, mk.k, dataTypeSize, dataTypeSize, localWorkSpaceSize);
 }
 
-uint32_t GetSoftMaxFlashV2MaxTmpSize(const TensorShape& srcShape, uint32_t, uint32_t dataTypeSize2,
-                                     bool, bool, bool) {
-  return Bytes(srcShape, dataTypeSize2, true);
+uint32_t GetSoftMaxFlashV2MaxTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize1,
+                                     uint32_t, bool, bool, bool) {
+  return Bytes(srcShape, dataTypeSize1, true);
 }
-uint32_t GetSoftMaxFlashV2MinTmpSize(const TensorShape& srcShape, uint32_t, uint32_t dataTypeSize2,
-                                     bool, bool, bool) {
-  return Bytes(srcShape, dataTypeSize2, false);
+uint32_t GetSoftMaxFlashV2MinTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize1,
+                                     uint32_t, bool, bool, bool) {
+  return Bytes(srcShape, dataTypeSize1, false);
 }
-void SoftMaxFlashV2TilingFunc(const TensorShape& srcShape, uint32_t, uint32_t dataTypeSize2,
+void SoftMaxFlashV2TilingFunc(const TensorShape& srcShape, uint32_t dataTypeSize1,
+                              uint32_t dataTypeSize2,
                               uint32_t localWorkSpaceSize,
                               tiling::SoftMaxTiling& softmaxFlashTiling, bool, bool, bool) {
   const Mk mk = RowsCols(srcShape);
-  lib::FillSoftMaxTiling(softmaxFlashTiling, mk.m, mk.k, dataTypeSize2, localWorkSpaceSize);
+  lib::FillSoftMaxTiling(softmaxFlashTiling, mk.m, mk.k, dataTypeSize1, dataTypeSize2,
+                         localWorkSpaceSize);
 }
 
 uint32_t GetLogSoftMaxMaxTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize, bool) {
@@ -64,7 +66,7 @@ uint32_t GetLogSoftMaxMinTmpSize(const TensorShape& srcShape, uint32_t dataTypeS
 void LogSoftMaxTilingFunc(const TensorShape& srcShape, uint32_t dataTypeSize,
                           uint32_t localWorkSpaceSize, tiling::LogSoftMaxTiling& softmaxTiling) {
   const Mk mk = RowsCols(srcShape);
-  lib::FillSoftMaxTiling(softmaxTiling, mk.m, mk.k, dataTypeSize, localWorkSpaceSize);
+  lib::FillSoftMaxTiling(softmaxTiling, mk.m, mk.k, dataTypeSize, dataTypeSize, localWorkSpaceSize);
 }
 
 bool IsBasicBlockInSoftMax(tiling::SoftMaxTiling& tiling, uint32_t dataTypeSize) {

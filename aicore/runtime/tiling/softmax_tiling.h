@@ -10,8 +10,10 @@
 
 namespace AscendC {
 
-// Returns the scratch bytes for one row (min) or all rows at once (max); dataTypeSize is the
-// byte size of sum/max. isReuseSource does not change aicore's sizes.
+// Returns the scratch bytes for one row (min) or all rows at once (max). dataTypeSize is the byte
+// size of the source and sum/max; for the mixed SoftMax<half> with float sum/max pass 2 (a half
+// source needs a float working copy; 4 sizes for a float source, and the kernel then reports the
+// shortfall). isReuseSource does not change aicore's sizes.
 uint32_t GetSoftMaxMaxTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize,
                               bool isReuseSource);
 uint32_t GetSoftMaxMinTmpSize(const TensorShape& srcShape, uint32_t dataTypeSize,

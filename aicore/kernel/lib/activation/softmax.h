@@ -30,7 +30,7 @@ struct SoftMaxArgs {
 };
 
 template <typename Tiling>
-uint32_t ResolveSoftMaxRows(const char* api, uint32_t m, uint32_t k, uint32_t stat_size,
+uint32_t ResolveSoftMaxRows(const char* api, uint32_t m, uint32_t k, uint32_t src_size,
                             const LocalTensor<uint8_t>& tmp, const Tiling& tiling,
                             const detail::SrcLoc& loc) {
   uint32_t split = 0;
@@ -38,18 +38,18 @@ uint32_t ResolveSoftMaxRows(const char* api, uint32_t m, uint32_t k, uint32_t st
     if (tiling.splitM == 0) [[unlikely]] {
       detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "the tiling for ", m, " x ", k,
                    " has splitM 0: its localWorkSpaceSize was below the minimum of ",
-                   SoftMaxLayout(1, k, stat_size).total, " bytes");
+                   SoftMaxLayout(1, k, src_size).total, " bytes");
     }
     split = tiling.splitM;
   } else {
     // The shape differs from the tiling's (a tail tile): recompute the split on the device.
-    split = SoftMaxRowsFitting(m, k, stat_size, tmp.GetSize());
+    split = SoftMaxRowsFitting(m, k, src_size, tmp.GetSize());
   }
-  const uint32_t need = split ? SoftMaxLayout(split, k, stat_size).total : 0;
+  const uint32_t need = split ? SoftMaxLayout(split, k, src_size).total : 0;
   if (split == 0 || need > tmp.GetSize()) [[unlikely]] {
     detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "sharedTmpBuffer holds ",
                  tmp.GetSize(), " bytes but ", split ? split : 1, " rows of ", k,
-                 " columns need ", split ? need : SoftMaxLayout(1, k, stat_size).total,
+                 " columns need ", split ? need : SoftMaxLayout(1, k, src_size).total,
                  " (see the GetSoftMax*MinTmpSize helpers)");
   }
   return split;
@@ -96,10 +96,9 @@ void SoftMaxRun(SoftMaxKind kind, const char* api, const SoftMaxArgs<T, U>& a,
   for (const LocalTensor<U>* s : {a.sum_out, a.max_out, a.exp_max_out, a.in_sum, a.in_max}) {
     if (s) CheckSoftMaxTensor(api, "a sum/max tensor", *s, uint64_t{m} * blk, loc);
   }
-  const uint32_t split = ResolveSoftMaxRows(api, m, k, sizeof(U), tmp, tiling, loc);
-  const SoftMaxWorkspace w = SoftMaxLayout(split, k, sizeof(U));
+  const uint32_t split = ResolveSoftMaxRows(api, m, k, sizeof(T), tmp, tiling, loc);
+  const SoftMaxWorkspace w = SoftMaxLayout(split, k, sizeof(T));
   auto f32 = [&](uint32_t off) { return tmp[off].template ReinterpretCast<float>(); };
-  const LocalTensor<float> work = f32(w.work);
   const RowScratch s{f32(w.reduce), f32(w.pairs), f32(w.blocks)};
   const LocalTensor<float> s0 = f32(w.stat[0]), s1 = f32(w.stat[1]), s2 = f32(w.stat[2]);
   const LocalTensor<float> vec = f32(w.vec);
@@ -112,11 +111,14 @@ void SoftMaxRun(SoftMaxKind kind, const char* api, const SoftMaxArgs<T, U>& a,
     const LocalTensor<T> src = (*a.src)[r0 * k];
     const LocalTensor<T> dst = (*a.dst)[r0 * k];
     auto stat = [&](const LocalTensor<U>* t) { return (*t)[r0 * blk]; };
-    // x: the rows in float (the source itself when T is float).
-    LocalTensor<float> x;
+    // x: the rows in float; work: where the result is formed (dst itself when T is float, so
+    // no copy-out pass is needed; dst may alias src, which every step below tolerates).
+    LocalTensor<float> x, work;
     if constexpr (std::is_same_v<T, float>) {
       x = src;
+      work = dst;
     } else {
+      work = f32(w.work);
       ToFloat(work, src, n);
       x = work;
     }
@@ -168,7 +170,7 @@ void SoftMaxRun(SoftMaxKind kind, const char* api, const SoftMaxArgs<T, U>& a,
         }
         break;
     }
-    FromFloat(dst, work, n);
+    if constexpr (!std::is_same_v<T, float>) FromFloat(dst, work, n);
   }
 }
 

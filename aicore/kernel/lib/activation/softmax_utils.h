@@ -88,7 +88,8 @@ using tiling::SoftMaxTiling;
 namespace lib {
 
 // Byte offsets of one chunk's scratch in sharedTmpBuffer (all 32-byte aligned): the float working
-// copy of the rows, the row-helper scratch, three row blocks and the one-value-per-row vectors.
+// copy of the rows (half sources only: a float source is worked on in dst), the row-helper
+// scratch, three row blocks and the one-value-per-row vectors.
 struct SoftMaxWorkspace {
   uint32_t work = 0;
   uint32_t reduce = 0;
@@ -100,12 +101,12 @@ struct SoftMaxWorkspace {
   uint32_t total = 0;
 };
 
-// Returns the layout for `rows` rows of `k` columns whose sum/max elements are `stat_size` bytes.
-constexpr SoftMaxWorkspace SoftMaxLayout(uint32_t rows, uint32_t k, uint32_t stat_size) {
-  (void)stat_size;  // every buffer is float; the half vector serves half sum/max and expMax
+// Returns the layout for `rows` rows of `k` columns of `src_size`-byte elements (every buffer is
+// float; the half vector serves half sum/max and expMax).
+constexpr SoftMaxWorkspace SoftMaxLayout(uint32_t rows, uint32_t k, uint32_t src_size) {
   SoftMaxWorkspace w;
   uint32_t at = 0;
-  w.work = at;     at += AlignUp(rows * k * 4, kBlockBytes);
+  w.work = at;     at += src_size == 2 ? AlignUp(rows * k * 4, kBlockBytes) : 0;
   w.reduce = at;   at += ReduceScratchBytes(k);
   w.pairs = at;    at += PairBytes(rows);
   w.blocks = at;   at += PairBlockBytes(rows);
@@ -118,23 +119,23 @@ constexpr SoftMaxWorkspace SoftMaxLayout(uint32_t rows, uint32_t k, uint32_t sta
 
 // Returns the most rows (at most m, at least 1) whose layout fits `bytes`, or 0 if one row does
 // not fit.
-constexpr uint32_t SoftMaxRowsFitting(uint32_t m, uint32_t k, uint32_t stat_size, uint32_t bytes) {
-  if (m == 0 || SoftMaxLayout(1, k, stat_size).total > bytes) return 0;
+constexpr uint32_t SoftMaxRowsFitting(uint32_t m, uint32_t k, uint32_t src_size, uint32_t bytes) {
+  if (m == 0 || SoftMaxLayout(1, k, src_size).total > bytes) return 0;
   uint32_t lo = 1, hi = m;
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (SoftMaxLayout(mid, k, stat_size).total <= bytes) lo = mid; else hi = mid - 1;
+    if (SoftMaxLayout(mid, k, src_size).total <= bytes) lo = mid; else hi = mid - 1;
   }
   return lo;
 }
 
-// Fills `t` (SoftMaxTiling or LogSoftMaxTiling) for an m x k source, sum/max of `stat_size`
-// bytes, and `bytes` of workspace.
+// Fills `t` (SoftMaxTiling or LogSoftMaxTiling) for an m x k source of `src_size`-byte elements,
+// sum/max of `stat_size` bytes, and `bytes` of workspace.
 template <typename Tiling>
-constexpr void FillSoftMaxTiling(Tiling& t, uint32_t m, uint32_t k, uint32_t stat_size,
-                                 uint32_t bytes) {
+constexpr void FillSoftMaxTiling(Tiling& t, uint32_t m, uint32_t k, uint32_t src_size,
+                                 uint32_t stat_size, uint32_t bytes) {
   const uint32_t blk = kBlockBytes / (stat_size == 2 ? 2 : 4);
-  const uint32_t split = SoftMaxRowsFitting(m, k, stat_size, bytes);
+  const uint32_t split = SoftMaxRowsFitting(m, k, src_size, bytes);
   t = Tiling{};
   t.srcM = m; t.srcK = k; t.srcSize = m * k;
   t.outMaxM = m; t.outMaxK = blk; t.outMaxSize = m * blk;

@@ -47,9 +47,10 @@ template <typename T, typename U>
 void CheckSoftMax(const Shape& s, bool use_max, double range, uint32_t seed) {
   constexpr uint32_t blk = 32 / sizeof(U);
   const auto x = Uniform<T>(uint64_t{s.m} * s.k, seed, -range, range);
-  const uint32_t tmp_bytes = TmpSize(s, sizeof(U), use_max);
+  // The sizes follow the source's type (see softmax_tiling.h for the mixed form).
+  const uint32_t tmp_bytes = TmpSize(s, sizeof(T), use_max);
   AscendC::SoftMaxTiling tiling;
-  AscendC::SoftMaxTilingFunc(AscendC::TensorShape({s.m, s.k}), sizeof(U), tmp_bytes, tiling);
+  AscendC::SoftMaxTilingFunc(AscendC::TensorShape({s.m, s.k}), sizeof(T), tmp_bytes, tiling);
   ASSERT_GT(tiling.splitM, 0u);
   if (use_max) {
     EXPECT_EQ(tiling.splitM, s.m);
@@ -325,6 +326,20 @@ TEST(SoftMaxMixed, FlashV2UpdateWithFloatSumMaxAndHalfExpMax) {
     ASSERT_NEAR(sum[i * 8 + 7], ref.sum[i], 1e-5 * ref.sum[i]);
     ASSERT_LE(static_cast<float>(exp_max[i * 16 + 15]), 1.0f);
   }
+}
+
+TEST(SoftMaxMixed, FloatSizedScratchForAHalfSourceIsAClearError) {
+  const Shape s{4, 64, 64};
+  AscendC::SoftMaxTiling tiling;
+  AscendC::SoftMaxTilingFunc(AscendC::TensorShape({s.m, s.k}), 4, TmpSize(s, 4, false), tiling);
+  const auto st = RunOnUb([&](UbArena& a) {
+    auto x = a.Get<half>(s.m * s.k);
+    AscendC::Duplicate(x, static_cast<half>(1.0f), static_cast<int32_t>(s.m * s.k));
+    auto su = a.Get<float>(s.m * 8);
+    AscendC::SoftMax<half>(x, su, su, x, a.Get<uint8_t>(TmpSize(s, 4, false)), tiling);
+  });
+  ASSERT_FALSE(st.ok());
+  EXPECT_THAT(st.ToString(), HasSubstr("sharedTmpBuffer holds"));
 }
 
 TEST(AdjustSoftMaxRes, RowsWithTheGivenMaxAreSet) {
