@@ -335,8 +335,8 @@ void SoftmaxFlashV2(const LocalTensor<half>& dst, const LocalTensor<float>& expS
   lib::SoftMaxArgs<half, float> a{&dst, &src, &expSumTensor, &maxTensor, nullptr,
                                   &inExpSumTensor, &inMaxTensor};
   a.exp_max_half = &expMaxTensor;
-  lib::SoftMaxRun(isUpdate ? lib::SoftMaxKind::kFlashUpdate : lib::SoftMaxKind::kFlash, "SoftmaxFlashV2", a, sharedTmpBuffer, tiling,
-                  softmaxShapeInfo, config, loc);
+  lib::SoftMaxRun(isUpdate ? lib::SoftMaxKind::kFlashUpdate : lib::SoftMaxKind::kFlash,
+                  "SoftmaxFlashV2", a, sharedTmpBuffer, tiling, softmaxShapeInfo, config, loc);
 }
 
 // --- LogSoftMax: dst = log10(softmax(x)), as the current AscendC documentation states. ---
@@ -371,8 +371,12 @@ bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTensor<T2>& 
   constexpr uint32_t blk = stepSizeMode == 0 ? lib::kBlockBytes / sizeof(T2) : 1;
   lib::CheckSoftMaxTensor("AdjustSoftMaxRes", "max", maxTensor, uint64_t{m} * blk, loc);
   lib::CheckSoftMaxTensor("AdjustSoftMaxRes", "softMaxRes", softMaxRes, uint64_t{m} * k, loc);
-  SetFlag<HardEvent::V_S>(0, loc);
-  WaitFlag<HardEvent::V_S>(0, loc);
+  // The event ID comes from the live TPipe when there is one, so a flag of the caller's is kept.
+  TPipe* pipe = GetTPipePtr();
+  const event_t id = pipe ? pipe->AllocEventID<HardEvent::V_S>(loc) : event_t{0};
+  SetFlag<HardEvent::V_S>(id, loc);
+  WaitFlag<HardEvent::V_S>(id, loc);
+  if (pipe) pipe->ReleaseEventID<HardEvent::V_S>(id, loc);
   bool any = false;
   for (uint32_t i = 0; i < m; ++i) {
     const T2 v = maxTensor.GetValue(i * blk, loc);

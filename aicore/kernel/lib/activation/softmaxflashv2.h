@@ -1,4 +1,5 @@
-// "activation/softmaxflashv2.h": declared with the rest of the SoftMax family in activation/softmax.h.
+// "activation/softmaxflashv2.h": SoftmaxFlashV2 is declared with the SoftMax family in
+// activation/softmax.h.
 #pragma once
 
 #include "aicore/kernel/lib/activation/softmax.h"

@@ -177,7 +177,8 @@ TYPED_TEST(SoftMaxTest, FlashV2ChainedOverTilesEqualsFullSoftMax) {
     for (uint32_t i = 0; i < m; ++i)
       for (uint32_t j = 0; j < kt; ++j) tile[t][i * kt + j] = x[i * K + t * kt + j];
   const AscendC::TensorShape shape({m, kt});
-  const uint32_t tmp_bytes = AscendC::GetSoftMaxFlashV2MinTmpSize(shape, sizeof(T), sizeof(T), true);
+  const uint32_t tmp_bytes =
+      AscendC::GetSoftMaxFlashV2MinTmpSize(shape, sizeof(T), sizeof(T), true);
   AscendC::SoftMaxTiling tiling;
   AscendC::SoftMaxFlashV2TilingFunc(shape, sizeof(T), sizeof(T), tmp_bytes, tiling, true);
   std::vector<T> sum, max, last, exp_max;

@@ -65,7 +65,8 @@ void CheckBsh(const Bsh& sh, bool use_max, double center, uint32_t seed) {
                                  static_cast<double>(eps));
   // Half inputs near 1e3 carry 0.5 ulp = 0.25 of noise, so the output tolerance follows
   // the input's resolution relative to the row's spread.
-  const double y_tol = sizeof(T) == 2 ? 2e-2 * std::max(1.0, center / 64) : 1e-4 * (1 + center / 64);
+  const double y_tol =
+      sizeof(T) == 2 ? 2e-2 * std::max(1.0, center / 64) : 1e-4 * (1 + center / 64);
   for (uint32_t i = 0; i < m; ++i) {
     ASSERT_NEAR(static_cast<float>(mean[i]), ref.mean[i], Tol<T>() * std::max(1.0, center)) << i;
     ASSERT_NEAR(static_cast<float>(var[i]), ref.var[i], 4 * Tol<T>() * std::max(1.0, ref.var[i]))
@@ -91,7 +92,8 @@ TYPED_TEST(LayerNormTest, LargeMeanDoesNotCancel) {
 
 TYPED_TEST(LayerNormTest, ArFormWithRstdAndConfigs) {
   using T = TypeParam;
-  for (const auto& [A, R] : {std::pair<uint32_t, uint32_t>{1, 8}, {5, 100}, {37, 64}, {20, 200}, {3, 1000}}) {
+  using AR = std::pair<uint32_t, uint32_t>;
+  for (const auto& [A, R] : {AR{1, 8}, AR{5, 100}, AR{37, 64}, AR{20, 200}, AR{3, 1000}}) {
     const uint32_t k = (R * sizeof(T) + 31) / 32 * 32 / sizeof(T);
     auto x = Uniform<T>(A * k, A + R, -3, 3);
     const auto gamma = Uniform<float>(k, 3, 0.5, 1.5);
