@@ -19,17 +19,6 @@ struct SigmoidBody {
   }
 };
 
-template <typename T>
-void CheckNoOverlap(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
-                    uint32_t n, const detail::SrcLoc& loc) {
-  const T* d = dst.data();
-  const T* s = src.data();
-  if (n != 0 && d < s + n && s < d + n) [[unlikely]] {
-    detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc,
-                 "dst and src overlap; the documentation forbids it");
-  }
-}
-
 }  // namespace lib
 
 // dst[i] = sigmoid(src[i]) for i < calCount (src.GetSize() when omitted); dst and src must not
@@ -38,7 +27,7 @@ template <typename T, bool isReuseSource = false>
 void Sigmoid(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
              const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,
              detail::SrcLoc loc = detail::SrcLoc::current()) {
-  lib::CheckNoOverlap("Sigmoid", dstTensor, srcTensor, calCount, loc);
+  lib::CheckNoOverlap("Sigmoid", dstTensor, calCount, srcTensor, calCount, loc);
   lib::ChunkedFloat<lib::kSigmoidBuffers>("Sigmoid", dstTensor, srcTensor, sharedTmpBuffer,
                                           calCount, lib::SigmoidBody{}, loc);
 }

@@ -18,7 +18,7 @@ void SwishInPlace(const char* api, const LocalTensor<T>& dst, const LocalTensor<
     detail::Fail(aicore::StatusCode::kOutOfRange, api, loc, "dataSize ", n, " exceeds src (",
                  src.GetSize(), ") or dst (", dst.GetSize(), ")");
   }
-  CheckNoOverlap(api, dst, src, n, loc);
+  CheckNoOverlap(api, dst, n, src, n, loc);
   const int32_t c = static_cast<int32_t>(n);
   Muls(dst, src, static_cast<T>(-static_cast<float>(beta)), c);
   Exp(dst, dst, c);

@@ -240,6 +240,18 @@ void StatToBlock(const LocalTensor<float>& block, const LocalTensor<U>& in, uint
   }
 }
 
+// Fails when dst[0, dst_n) and src[0, src_n) share a byte (APIs whose docs forbid overlap).
+template <typename T>
+void CheckNoOverlap(const char* api, const LocalTensor<T>& dst, uint32_t dst_n,
+                    const LocalTensor<T>& src, uint32_t src_n, const detail::SrcLoc& loc) {
+  const T* d = dst.data();
+  const T* s = src.data();
+  if (dst_n != 0 && src_n != 0 && d < s + src_n && s < d + dst_n) [[unlikely]] {
+    detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc,
+                 "dst and src overlap; the documentation forbids it");
+  }
+}
+
 // Returns the UB from the end of the live TPipe's allocations to the end of UB, as the AscendC
 // overloads without sharedTmpBuffer use it; fails when no TPipe is live.
 LocalTensor<uint8_t> PopStackBuffer(const char* api, detail::SrcLoc loc);

@@ -72,6 +72,8 @@ void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
   lib::CheckReduceParams("Sum", sumParams, sizeof(T), srcTensor.GetSize(), dstTensor.GetSize(),
                          sharedTmpBuffer.GetSize(), lib::SumScratchBytes(sumParams.n, sizeof(T)),
                          loc);
+  lib::CheckNoOverlap("Sum", dstTensor, sumParams.outter, srcTensor,
+                      sumParams.outter * sumParams.inner, loc);
   const LocalTensor<T> work = sharedTmpBuffer.ReinterpretCast<T>();
   for (uint32_t i = 0; i < sumParams.outter; ++i) {
     ReduceSum(dstTensor[i], srcTensor[i * sumParams.inner], work,
@@ -100,6 +102,7 @@ void Mean(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
   lib::CheckReduceParams("Mean", p, sizeof(T), srcTensor.GetSize(), dstTensor.GetSize(),
                          sharedTmpBuffer.GetSize(),
                          lib::MeanScratchBytes(p.n, sizeof(T), sizeof(accType)), loc);
+  lib::CheckNoOverlap("Mean", dstTensor, p.outter, srcTensor, p.outter * p.inner, loc);
   const float inv_n = 1.0f / static_cast<float>(p.n);
   if constexpr (sizeof(accType) == sizeof(T)) {
     const LocalTensor<T> work = sharedTmpBuffer.ReinterpretCast<T>();

@@ -82,6 +82,13 @@ TEST(SumErrors, BadParamsAndSmallScratch) {
   const auto bad = run({2, 1001, 1000}, min);  // inner not 32-byte padded
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.ToString(), HasSubstr("multiple of 8"));
+  const auto overlap = RunOnUb([&](UbArena& a) {
+    auto x = a.Get<float>(2048);
+    AscendC::Duplicate(x, 1.0f, 2048);
+    AscendC::Sum(x, x, a.Get<uint8_t>(min), AscendC::SumParams{2, 1000, 1000});
+  });
+  ASSERT_FALSE(overlap.ok());
+  EXPECT_THAT(overlap.ToString(), HasSubstr("overlap"));
 }
 
 }  // namespace
