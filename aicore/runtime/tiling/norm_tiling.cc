@@ -8,13 +8,14 @@ namespace {
 
 uint32_t U32(int64_t v) { return v > 0 ? static_cast<uint32_t>(v) : 0; }
 
-void MaxMin(uint32_t m, uint32_t k, uint32_t& max, uint32_t& min) {
+void MaxMin(uint32_t m, uint32_t k, uint32_t type_size, bool layer_norm, uint32_t& max,
+            uint32_t& min) {
   if (m == 0 || k == 0) {
     max = min = 0;
     return;
   }
-  max = lib::NormLayout(m, k).total;
-  min = lib::NormLayout(lib::NormMinRows(m), k).total;
+  max = lib::NormLayout(m, k, type_size, layer_norm).total;
+  min = lib::NormLayout(lib::NormMinRows(m, layer_norm), k, type_size, layer_norm).total;
 }
 
 uint32_t PadTo32(uint32_t n, uint32_t type_size) {
@@ -24,17 +25,19 @@ uint32_t PadTo32(uint32_t n, uint32_t type_size) {
 
 }  // namespace
 
-void GetLayerNormMaxMinTmpSize(const TensorShape& s, uint32_t, bool, uint32_t& maxValue,
+void GetLayerNormMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, bool, uint32_t& maxValue,
                                uint32_t& minValue) {
-  MaxMin(U32(s.GetDim(0)) * U32(s.GetDim(1)), U32(s.GetDim(2)), maxValue, minValue);
+  MaxMin(U32(s.GetDim(0)) * U32(s.GetDim(1)), U32(s.GetDim(2)), typeSize, true, maxValue,
+         minValue);
 }
 
 void GetLayerNormMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, bool, bool, bool,
                                uint32_t& maxValue, uint32_t& minValue) {
-  MaxMin(U32(s.GetDim(0)), PadTo32(U32(s.GetDim(1)), typeSize), maxValue, minValue);
+  MaxMin(U32(s.GetDim(0)), PadTo32(U32(s.GetDim(1)), typeSize), typeSize, true, maxValue,
+         minValue);
 }
 
-void GetLayerNormNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize, uint32_t,
+void GetLayerNormNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize, uint32_t typeSize,
                               bool, LayerNormTiling& t) {
   t = LayerNormTiling{};
   t.bLength = U32(s.GetDim(0));
@@ -42,8 +45,8 @@ void GetLayerNormNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize, ui
   t.hLength = U32(s.GetDim(2));
   t.originalHLength = s.GetDimNum() > 3 ? U32(s.GetDim(3)) : t.hLength;
   const uint32_t m = t.bLength * t.sLength, k = t.hLength;
-  const uint32_t rows = lib::NormRowsFitting(m, k, stackBufferSize);
-  const lib::NormWorkspace w = lib::NormLayout(std::max(rows, 1u), k);
+  const uint32_t rows = lib::NormRowsFitting(m, k, typeSize, true, stackBufferSize);
+  const lib::NormWorkspace w = lib::NormLayout(std::max(rows, 1u), k, typeSize, true);
   t.inputXSize = m * k;
   t.meanVarSize = m;
   t.numberOfTmpBuf = 2;
@@ -80,8 +83,8 @@ void GetLayerNormNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize, ui
   t.rLength = U32(s.GetDim(1));
   t.rHeadLength = PadTo32(t.rLength, typeSize);
   const uint32_t m = t.aLength, k = t.rHeadLength;
-  const uint32_t rows = lib::NormRowsFitting(m, k, stackBufferSize);
-  const lib::NormWorkspace w = lib::NormLayout(std::max(rows, 1u), k);
+  const uint32_t rows = lib::NormRowsFitting(m, k, typeSize, true, stackBufferSize);
+  const lib::NormWorkspace w = lib::NormLayout(std::max(rows, 1u), k, typeSize, true);
   const float rec = t.rLength ? 1.0f / static_cast<float>(t.rLength) : 0.0f;
   t.k2Rec = t.k2RRec = t.rValueBack = rec;
   t.halfAddRepeatTimes = lib::CeilDiv(k, lib::kFloatsPerRepeat);
@@ -111,7 +114,7 @@ bool GetRmsNormMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, uint32_t& 
   maxValue = minValue = 0;
   const uint32_t h = U32(s.GetDim(2));
   if (s.GetDimNum() != 3 || typeSize == 0 || h == 0 || (h * typeSize) % 32 != 0) return false;
-  MaxMin(U32(s.GetDim(0)) * U32(s.GetDim(1)), h, maxValue, minValue);
+  MaxMin(U32(s.GetDim(0)) * U32(s.GetDim(1)), h, typeSize, false, maxValue, minValue);
   return maxValue != 0;
 }
 
@@ -129,7 +132,7 @@ bool GetRmsNormTilingInfo(const TensorShape& s, const TensorShape& origin,
   t.originalHLength = ori_h;
   t.reciprocalOfHLength = 1.0f / static_cast<float>(ori_h);
   const uint32_t m = t.bLength * t.sLength;
-  const uint32_t rows = lib::NormRowsFitting(m, t.hLength, stackBufferByteSize);
+  const uint32_t rows = lib::NormRowsFitting(m, t.hLength, typeSize, false, stackBufferByteSize);
   t.mainBsLength = rows;
   t.mainBshLength = rows * t.hLength;
   t.mainBsLengthAlign = lib::AlignUp(rows, lib::kFloatsPerBlock);

@@ -10,7 +10,7 @@
 namespace AscendC {
 
 // [B, S, H] form: srcShape is {B, S, storageH, originH} (a 3-D {B, S, H} means originH = H).
-// min = one chunk of min(B * S, 16) rows, max = all rows at once.
+// min = one chunk of min(B * S, 16) rows, max = all rows at once; typeSize is inputX's.
 void GetLayerNormMaxMinTmpSize(const TensorShape& srcShape, uint32_t typeSize, bool isReuseSource,
                                uint32_t& maxValue, uint32_t& minValue);
 // [A, R] form: srcShape is {A, R} (R unpadded; rows are padded to 32 bytes of typeSize).
@@ -29,7 +29,8 @@ void GetLayerNormNDTilingInfo(const TensorShape& srcShape, uint32_t stackBufferS
     const TensorShape& srcShape, uint32_t stackBufferSize, uint32_t typeSize, bool isReuseSource,
     LayerNormTiling& tilling);
 
-// srcShape is {B, S, H} with H padded to 32 bytes; returns false when it is not.
+// srcShape is {B, S, H} with H padded to 32 bytes; returns false when it is not. min = one row,
+// max = all rows at once.
 bool GetRmsNormMaxMinTmpSize(const TensorShape& srcShape, uint32_t typeSize, uint32_t& maxValue,
                              uint32_t& minValue, bool isBasicBlock = false);
 // originSrcShape is {B, S, originH}; returns false on a bad shape or a buffer below the minimum.

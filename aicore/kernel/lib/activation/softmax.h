@@ -29,27 +29,28 @@ struct SoftMaxArgs {
   const LocalTensor<half>* exp_max_half = nullptr;  // the mixed FlashV2 form's half expMax
 };
 
+// Returns the rows per chunk: the tiling's when its shape matches and they fit the buffer, else
+// as many as fit (a tail tile, or a tiling computed by other rules: the split is recomputed on
+// the device); fails when not even one row fits.
 template <typename Tiling>
 uint32_t ResolveSoftMaxRows(const char* api, uint32_t m, uint32_t k, uint32_t src_size,
                             const LocalTensor<uint8_t>& tmp, const Tiling& tiling,
                             const detail::SrcLoc& loc) {
-  uint32_t split = 0;
-  if (tiling.srcM == m && tiling.srcK == k) {
-    if (tiling.splitM == 0) [[unlikely]] {
-      detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "the tiling for ", m, " x ", k,
-                   " has splitM 0: its localWorkSpaceSize was below the minimum of ",
-                   SoftMaxLayout(1, k, src_size).total, " bytes");
-    }
-    split = tiling.splitM;
-  } else {
-    // The shape differs from the tiling's (a tail tile): recompute the split on the device.
-    split = SoftMaxRowsFitting(m, k, src_size, tmp.GetSize());
+  const bool matches = tiling.srcM == m && tiling.srcK == k;
+  if (matches && tiling.splitM != 0 && tiling.splitM <= m &&
+      SoftMaxLayout(tiling.splitM, k, src_size).total <= tmp.GetSize()) {
+    return tiling.splitM;
   }
-  const uint32_t need = split ? SoftMaxLayout(split, k, src_size).total : 0;
-  if (split == 0 || need > tmp.GetSize()) [[unlikely]] {
+  const uint32_t split = SoftMaxRowsFitting(m, k, src_size, tmp.GetSize());
+  if (split == 0) [[unlikely]] {
+    const uint32_t min = SoftMaxLayout(1, k, src_size).total;
+    if (matches && tiling.splitM == 0) {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "the tiling for ", m, " x ", k,
+                   " has splitM 0: its localWorkSpaceSize was below the minimum of ", min,
+                   " bytes, and sharedTmpBuffer holds ", tmp.GetSize());
+    }
     detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, "sharedTmpBuffer holds ",
-                 tmp.GetSize(), " bytes but ", split ? split : 1, " rows of ", k,
-                 " columns need ", split ? need : SoftMaxLayout(1, k, src_size).total,
+                 tmp.GetSize(), " bytes but one row of ", k, " columns needs ", min,
                  " (see the GetSoftMax*MinTmpSize helpers)");
   }
   return split;

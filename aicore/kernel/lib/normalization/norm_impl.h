@@ -53,46 +53,74 @@ void NormRun(const NormArgs<T, G, S>& a, const LocalTensor<uint8_t>& tmp,
   for (const LocalTensor<S>* t : {a.mean_out, a.var_out, a.rstd_out}) {
     if (t) need("a mean/variance/rstd tensor", t->GetSize(), a.m);
   }
+  // Rows per chunk: the tiling's when they fit the buffer, else as many as do (a tiling computed
+  // by other rules, or for another shape); fewer than the minimum is an error.
+  constexpr uint32_t src_size = sizeof(T);
+  const bool ln = a.kind == NormKind::kLayerNorm;
   uint32_t rows = a.tiling_rows;
-  if (rows == 0) rows = NormRowsFitting(a.m, a.k, tmp.GetSize());
-  const uint32_t need_bytes = rows ? NormLayout(rows, a.k).total : 0;
-  if (rows == 0 || need_bytes > tmp.GetSize() || (rows < a.m && rows % kNormRowStep != 0))
-      [[unlikely]] {
+  const bool tiling_fits = rows != 0 && rows <= a.m &&
+                           (rows == a.m || rows % NormRowStep(ln) == 0) &&
+                           NormLayout(rows, a.k, src_size, ln).total <= tmp.GetSize();
+  if (!tiling_fits) rows = NormRowsFitting(a.m, a.k, src_size, ln, tmp.GetSize());
+  if (rows == 0) [[unlikely]] {
     detail::Fail(aicore::StatusCode::kInvalidArgument, a.api, loc, "sharedTmpBuffer holds ",
                  tmp.GetSize(), " bytes but ", a.m, " rows of ", a.k, " need at least ",
-                 NormLayout(NormMinRows(a.m), a.k).total, " (chunks of ", rows,
-                 " rows need ", need_bytes, "; see the Get*MaxMinTmpSize helpers)");
+                 NormLayout(NormMinRows(a.m, ln), a.k, src_size, ln).total,
+                 " (see the Get*MaxMinTmpSize helpers)");
   }
-  const NormWorkspace w = NormLayout(rows, a.k);
+  const NormWorkspace w = NormLayout(rows, a.k, src_size, ln);
   auto f32 = [&](uint32_t off) { return tmp[off].template ReinterpretCast<float>(); };
-  const LocalTensor<float> x = f32(w.x), d = f32(w.d), g = f32(w.gamma), b = f32(w.beta);
+  const LocalTensor<float> d = f32(w.d);
   const LocalTensor<float> s0 = f32(w.stat[0]), s1 = f32(w.stat[1]), vec = f32(w.vec);
   const RowScratch s{f32(w.reduce), f32(w.pairs), f32(w.blocks)};
-  if (a.gamma) ToFloat(g, *a.gamma, a.k);
-  if (a.beta) ToFloat(b, *a.beta, a.k);
+  // Float gamma/beta are read in place; half ones are widened once.
+  LocalTensor<float> g, b;
+  if constexpr (std::is_same_v<G, float>) {
+    if (a.gamma) g = *a.gamma;
+    if (a.beta) b = *a.beta;
+  } else {
+    g = f32(w.gamma);
+    b = f32(w.beta);
+    if (a.gamma) ToFloat(g, *a.gamma, a.k);
+    if (a.beta) ToFloat(b, *a.beta, a.k);
+  }
   const float inv_n = 1.0f / static_cast<float>(a.valid);
   for (uint32_t r0 = 0; r0 < a.m; r0 += rows) {
     const uint32_t r = std::min(rows, a.m - r0);
     const int32_t n = static_cast<int32_t>(r * a.k);
     const int32_t nb = static_cast<int32_t>(r * kFloatsPerBlock);
-    ToFloat(x, (*a.src)[r0 * a.k], r * a.k);
-    if (a.kind == NormKind::kLayerNorm) {
+    // x: the rows in float (the source itself when T is float; never written then).
+    LocalTensor<float> x;
+    if constexpr (std::is_same_v<T, float>) {
+      x = (*a.src)[r0 * a.k];
+    } else {
+      x = f32(w.x);
+      ToFloat(x, (*a.src)[r0 * a.k], r * a.k);
+    }
+    LocalTensor<float> sq = d;
+    if (ln) {
       RowStat(RowKind::kSum, s0, x, r, a.k, a.valid, s);
       Muls(s0, s0, inv_n, nb);  // mean
       RowBroadcast(SubOp{}, d, x, s0, r, a.k);
-      Mul(x, d, d, n);
+      // The squares go where x was (a half source's copy) or to dst (float: dst may alias the
+      // source, which is no longer read).
+      if constexpr (std::is_same_v<T, float>) {
+        sq = (*a.dst)[r0 * a.k];
+      } else {
+        sq = x;
+      }
+      Mul(sq, d, d, n);
       if (a.mean_out) BlockToVector((*a.mean_out)[r0], s0, r, vec);
     } else {
       Mul(d, x, x, n);
     }
-    const LocalTensor<float>& sq = a.kind == NormKind::kLayerNorm ? x : d;
     RowStat(RowKind::kSum, s1, sq, r, a.k, a.valid, s);
     Muls(s1, s1, inv_n, nb);  // variance (LayerNorm) or mean square (RmsNorm)
     if (a.var_out) BlockToVector((*a.var_out)[r0], s1, r, vec);
     Adds(s1, s1, a.epsilon, nb);
     Rsqrt(s1, s1, nb);
     if (a.rstd_out) BlockToVector((*a.rstd_out)[r0], s1, r, vec);
-    RowBroadcast(MulOp{}, d, a.kind == NormKind::kLayerNorm ? d : x, s1, r, a.k);
+    RowBroadcast(MulOp{}, d, ln ? d : x, s1, r, a.k);
     if (a.gamma) RowVector(MulOp{}, d, d, g, r, a.k);
     if (a.beta) RowVector(AddOp{}, d, d, b, r, a.k);
     FromFloat((*a.dst)[r0 * a.k], d, r * a.k);

@@ -118,8 +118,9 @@ using tiling::RmsNormTiling;
 
 namespace lib {
 
-// Byte offsets of one chunk's scratch: two float copies of the rows (x and x - mean), gamma and
-// beta in float, the row-helper scratch, two row blocks and the one-value-per-row vector.
+// Byte offsets of one chunk's scratch: the float copy of the rows and of gamma/beta (half sources
+// only: float data is read in place), the working rows (x - mean, or x^2), the row-helper
+// scratch, two row blocks and the one-value-per-row vector.
 struct NormWorkspace {
   uint32_t x = 0, d = 0, gamma = 0, beta = 0, reduce = 0, pairs = 0, blocks = 0;
   uint32_t stat[2] = {0, 0};
@@ -127,13 +128,16 @@ struct NormWorkspace {
   uint32_t total = 0;
 };
 
-constexpr NormWorkspace NormLayout(uint32_t rows, uint32_t k) {
+// The layout for `rows` rows of k values of `src_size` bytes; `layer_norm` adds beta.
+constexpr NormWorkspace NormLayout(uint32_t rows, uint32_t k, uint32_t src_size,
+                                   bool layer_norm) {
+  const bool widen = src_size == 2;
   NormWorkspace w;
   uint32_t at = 0;
-  w.x = at;      at += AlignUp(rows * k * 4, kBlockBytes);
+  w.x = at;      at += widen ? AlignUp(rows * k * 4, kBlockBytes) : 0;
   w.d = at;      at += AlignUp(rows * k * 4, kBlockBytes);
-  w.gamma = at;  at += AlignUp(k * 4, kBlockBytes);
-  w.beta = at;   at += AlignUp(k * 4, kBlockBytes);
+  w.gamma = at;  at += widen ? AlignUp(k * 4, kBlockBytes) : 0;
+  w.beta = at;   at += widen && layer_norm ? AlignUp(k * 4, kBlockBytes) : 0;
   w.reduce = at; at += ReduceScratchBytes(k);
   w.pairs = at;  at += PairBytes(rows);
   w.blocks = at; at += PairBlockBytes(rows);
@@ -143,22 +147,28 @@ constexpr NormWorkspace NormLayout(uint32_t rows, uint32_t k) {
   return w;
 }
 
-// Rows per chunk are all m rows or a multiple of 16, so every chunk's one-value-per-row outputs
-// start on a 32-byte boundary.
-inline constexpr uint32_t kNormRowStep = 16;
+// LayerNorm's rows per chunk are all m rows or a multiple of 16, so every chunk's
+// one-value-per-row outputs start on a 32-byte boundary; RmsNorm has none and takes any count.
+constexpr uint32_t NormRowStep(bool layer_norm) { return layer_norm ? 16 : 1; }
 
-constexpr uint32_t NormMinRows(uint32_t m) { return std::min(m, kNormRowStep); }
+constexpr uint32_t NormMinRows(uint32_t m, bool layer_norm) {
+  return std::min(m, NormRowStep(layer_norm));
+}
 
-// Returns the most rows per chunk whose layout fits `bytes` (0 if NormMinRows(m) does not).
-constexpr uint32_t NormRowsFitting(uint32_t m, uint32_t k, uint32_t bytes) {
-  if (m == 0 || NormLayout(NormMinRows(m), k).total > bytes) return 0;
-  if (NormLayout(m, k).total <= bytes) return m;
-  uint32_t lo = 1, hi = m / kNormRowStep;  // in steps of 16 rows
+// Returns the most rows per chunk whose layout fits `bytes` (0 if NormMinRows does not).
+constexpr uint32_t NormRowsFitting(uint32_t m, uint32_t k, uint32_t src_size, bool layer_norm,
+                                   uint32_t bytes) {
+  const uint32_t step = NormRowStep(layer_norm);
+  if (m == 0 || NormLayout(NormMinRows(m, layer_norm), k, src_size, layer_norm).total > bytes) {
+    return 0;
+  }
+  if (NormLayout(m, k, src_size, layer_norm).total <= bytes) return m;
+  uint32_t lo = 1, hi = m / step;  // in steps
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo + 1) / 2;
-    if (NormLayout(mid * kNormRowStep, k).total <= bytes) lo = mid; else hi = mid - 1;
+    if (NormLayout(mid * step, k, src_size, layer_norm).total <= bytes) lo = mid; else hi = mid - 1;
   }
-  return lo * kNormRowStep;
+  return lo * step;
 }
 
 }  // namespace lib
