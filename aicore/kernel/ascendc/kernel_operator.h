@@ -24,6 +24,7 @@
 #include "aicore/kernel/cube/nd2nz.h"
 #include "aicore/kernel/debug/assert.h"
 #include "aicore/kernel/debug/print.h"
+#include "aicore/kernel/lib/kernel_api.h"
 #include "aicore/kernel/pipe/flags.h"
 #include "aicore/kernel/pipe/local_mem_allocator.h"
 #include "aicore/kernel/pipe/tpipe.h"

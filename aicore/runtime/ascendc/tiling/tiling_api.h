@@ -1,6 +1,11 @@
 // Host tiling APIs ("tiling/tiling_api.h"): matmul_tiling::MatmulApiTiling,
-// MultiCoreMatmulTiling, optiling::TCubeTiling and platform_ascendc::PlatformAscendC.
+// MultiCoreMatmulTiling, optiling::TCubeTiling, platform_ascendc::PlatformAscendC and the
+// high-level APIs' tmp-size and tiling functions (AscendC::TensorShape, GetSoftMaxMinTmpSize, ...).
 #pragma once
 
+#include "aicore/runtime/tiling/elementwise_tiling.h"
 #include "aicore/runtime/tiling/matmul_tiling.h"
+#include "aicore/runtime/tiling/norm_tiling.h"
 #include "aicore/runtime/tiling/platform_ascendc.h"
+#include "aicore/runtime/tiling/softmax_tiling.h"
+#include "aicore/runtime/tiling/tensor_shape.h"

@@ -1,0 +1,5 @@
+// "activation/logsoftmax.h": LogSoftMax is declared with the SoftMax family in
+// activation/softmax.h.
+#pragma once
+
+#include "aicore/kernel/lib/activation/softmax.h"
