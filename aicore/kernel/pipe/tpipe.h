@@ -4,7 +4,7 @@
 //
 // Note [Queue state machine]
 // Each queue buffer is free -> allocated (AllocTensor) -> enqueued (EnQue) -> dequeued (DeQue) ->
-// free (FreeTensor). On hardware the calls are flags between the producer and consumer pipes
+// free (FreeTensor); a dequeued buffer may also be enqueued again (dequeued -> enqueued). On hardware the calls are flags between the producer and consumer pipes
 // (EnQue = SetFlag, DeQue = WaitFlag, FreeTensor releases the buffer for the next AllocTensor);
 // here the core runs in program order, so a call that would wait forever on hardware (DeQue of
 // an empty queue, AllocTensor with every buffer in use) fails at once with the reason.
@@ -125,15 +125,18 @@ class TQueBind {
     t = AllocTensor<T>(loc);
   }
 
-  // Hands an allocated tensor to the consumer. Fails past `depth` tensors in flight.
+  // Hands an allocated tensor to the consumer, or a dequeued one back to it (CANN's samples
+  // compute in place in an input queue's buffer and enqueue it again for the copy out). Fails
+  // past `depth` tensors in flight.
   template <typename T>
   bool EnQue(const LocalTensor<T>& t, detail::SrcLoc loc = detail::SrcLoc::current()) {
     auto& q = Storage("EnQue", loc);
     int i = SlotOf(q, t, "EnQue", loc);
-    if (q.state[i] != detail::SlotState::kAllocated) {
+    if (q.state[i] != detail::SlotState::kAllocated &&
+        q.state[i] != detail::SlotState::kDequeued) {
       detail::Fail(aicore::StatusCode::kFailedPrecondition, "EnQue", loc, "buffer ", i,
                    " of the ", PositionText(), " queue is ", StateText(q.state[i]),
-                   "; only a tensor from AllocTensor can be enqueued");
+                   "; only a tensor from AllocTensor or DeQue can be enqueued");
     }
     const int limit = depth > 0 ? depth : q.num;
     if (q.fifo_count >= limit) {
