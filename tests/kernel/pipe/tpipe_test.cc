@@ -105,6 +105,31 @@ TEST(TQueTest, EnQuePastDepth) {
   EXPECT_THAT(st.message(), HasSubstr("the VECIN queue already holds 1 tensors, its depth is 1"));
 }
 
+TEST(TQueTest, DequeuedTensorMayBeEnqueuedAgainButNotTwice) {
+  // CANN's softmax sample computes in place in a VECIN buffer and enqueues it again for CopyOut.
+  auto again = RunOne([] {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    q.EnQue(q.AllocTensor<half>());
+    auto t = q.DeQue<half>();
+    q.EnQue(t);
+    auto u = q.DeQue<half>();
+    EXPECT_EQ(u.GetPhyAddr(), t.GetPhyAddr());
+    q.FreeTensor(u);
+  });
+  EXPECT_TRUE(again.ok()) << again.ToString();
+  auto twice = RunOne([] {
+    TPipe pipe;
+    TQue<TPosition::VECIN, 2> q;
+    pipe.InitBuffer(q, 1, 256);
+    auto t = q.AllocTensor<half>();
+    q.EnQue(t);
+    q.EnQue(t);
+  });
+  EXPECT_THAT(twice.message(), HasSubstr("is enqueued; only a tensor from AllocTensor or DeQue"));
+}
+
 TEST(TQueTest, UseAfterFreeTensorIsCaught) {
   auto st = RunOne([] {
     TPipe pipe;
