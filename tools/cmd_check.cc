@@ -1,7 +1,7 @@
 // `aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM [ARGS]`: runs a host
-// program with AICORE_CHECK set, so every kernel it launches runs under the sanitizer (reports go
-// to the program's stderr), and exits 1 when the sanitizer found defects, with the program's own
-// status when it failed otherwise, and 0 when it ran clean.
+// program (or a bundled example, by name) with AICORE_CHECK set, so every kernel it launches runs
+// under the sanitizer (reports go to the program's stderr), and exits 1 when the sanitizer found
+// defects, with the program's own status when it failed otherwise, and 0 when it ran clean.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,22 +12,21 @@
 #include <string>
 
 #include "aicore/check/sanitizer.h"
+#include "tools/cli.h"
 
 namespace {
 
 int CheckUsage() {
   std::fprintf(stderr,
                "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] "
-               "[--differential[=SEED]] PROGRAM [ARGS...]\n"
-               "  runs PROGRAM with the sanitizer attached to every kernel launch (default: all "
-               "tools;\n  a comma-separated list selects several); exits 1 when defects are "
-               "found\n"
-               "  --differential defers the transfer pipes' work until a sync consumes it, so a\n"
-               "  missing sync also gives wrong numbers (the program's own check fails)\n");
-  return 2;
+               "[--differential[=SEED]] PROGRAM|EXAMPLE [ARGS...]\n"
+               "see 'aicore check --help'\n");
+  return aicore::cli::kUsageExitCode;
 }
 
 }  // namespace
+
+namespace aicore::cli {
 
 int CmdCheck(int argc, char** argv) {
   std::string tools = "all";
@@ -48,9 +47,11 @@ int CmdCheck(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--") == 0) {
       ++i;
       break;
+    } else if (aicore::cli::IsHelpFlag(argv[i])) {
+      aicore::cli::PrintCommandHelp(*aicore::cli::FindCommand("check"), stdout);
+      return 0;
     } else {
-      std::fprintf(stderr, "aicore check: unknown option %s\n", argv[i]);
-      return CheckUsage();
+      return aicore::cli::UnknownOption("check", argv[i]);
     }
   }
   if (i >= argc) return CheckUsage();
@@ -69,6 +70,8 @@ int CmdCheck(int argc, char** argv) {
   if (pid == 0) {
     setenv("AICORE_CHECK", tools.c_str(), 1);
     if (!seed.empty()) setenv("AICORE_DIFFERENTIAL", seed.c_str(), 1);
+    const std::string program = aicore::cli::ResolveProgram(argv[i]);  // or a bundled example
+    argv[i] = const_cast<char*>(program.c_str());
     execvp(argv[i], argv + i);
     std::fprintf(stderr, "aicore check: cannot run %s: %s\n", argv[i], std::strerror(errno));
     _exit(127);
@@ -95,3 +98,5 @@ int CmdCheck(int argc, char** argv) {
   }
   return code;
 }
+
+}  // namespace aicore::cli
