@@ -56,7 +56,8 @@ if [[ -x "$aicore" && -x "$build_dir/examples/add_custom" ]]; then
   echo "demo: modelled chip time (aicore profile add_custom):"
   profile_log=$build_dir/demo-profile.log
   if "$aicore" profile --out "$build_dir/demo-profile" add_custom >"$profile_log" 2>&1; then
-    grep -v "^add_custom: " "$profile_log" | sed -n '1,12p'
+    sed -n '/^kernel /,/^  roofline/p' "$profile_log"
+    echo "demo: full reports in $build_dir/demo-profile (report.html, trace.json for ui.perfetto.dev)"
   else
     cat "$profile_log"
     echo "demo: aicore profile add_custom failed"

@@ -50,12 +50,18 @@ std::vector<std::string> Spellings(const Option& option) {
   return out;
 }
 
+// Returns `option` with its value: "--chip NAME|FILE.json", "--tool=TOOLS".
+std::string Spelled(const Option& option) {
+  std::string s = option.spelling;
+  if (option.value[0] != '\0') {
+    s += std::string(s.back() == '[' || s.back() == '=' ? "" : " ") + option.value;
+  }
+  return s;
+}
+
 void PrintOptions(const std::vector<Option>& options, std::FILE* out) {
   for (const Option& o : options) {
-    std::string left = o.spelling;
-    if (o.value[0] != '\0') {
-      left += std::string(left.back() == '[' || left.back() == '=' ? "" : " ") + o.value;
-    }
+    const std::string left = Spelled(o);
     std::fprintf(out, "  %-24s %s\n", left.c_str(), o.help);
   }
 }
@@ -134,7 +140,15 @@ void PrintHelp(std::FILE* out) {
                "usage: aicore [--version] [-h|--help] <command> [<args>]\n\n"
                "aicore runs AscendC kernels and their host programs on the CPU.\n\n"
                "Commands:\n");
-  for (const Command& c : Commands()) std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+  for (const Command& c : Commands()) {
+    std::fprintf(out, "  %-12s %s\n", c.name, c.summary);
+    std::string options;
+    for (const Option& o : c.options) {
+      if (std::strcmp(o.spelling, kHelpOption.spelling) == 0) continue;
+      options += (options.empty() ? "" : ", ") + Spelled(o);
+    }
+    if (!options.empty()) std::fprintf(out, "  %-12s   %s\n", "", options.c_str());
+  }
   std::fprintf(out, "\nOptions:\n");
   PrintOptions(GlobalOptions(), out);
   std::fprintf(out,

@@ -38,4 +38,5 @@ if "$aicore" check no_such_example > missing.log 2>&1; then
   fail "an unknown program must fail"
 fi
 grep -q "cannot run no_such_example" missing.log || fail "missing program: $(cat missing.log)"
+rm -rf "$prefix"  # about half a gigabyte, mostly debug info
 echo "cli_install_test: ok"

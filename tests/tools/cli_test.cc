@@ -47,6 +47,9 @@ TEST(CliHelp, TopLevelHelpExitsZeroOnStdoutAndListsEverything) {
       EXPECT_THAT(r.output, HasSubstr("\n  " + std::string(command) + " ")) << spelling;
     }
     EXPECT_THAT(r.output, HasSubstr("--version")) << spelling;
+    EXPECT_THAT(r.output, AllOf(HasSubstr("--tool=TOOLS"), HasSubstr("--differential[=SEED]"),
+                                HasSubstr("--chip NAME|FILE.json"), HasSubstr("--out DIR")))
+        << spelling;
     EXPECT_THAT(r.output, HasSubstr("-h, --help")) << spelling;
   }
 }
