@@ -384,7 +384,8 @@ Status RunKernel(const LaunchSpec& spec) {
                      << (spec.launch_type.empty() ? "" : " from " + spec.launch_type)
                      << ", chip " << L.chip->name << (L.chip->split() ? " (split)" : " (coupled)")
                      << ", " << L.tasks.size() << " cores (" << L.aiv_count << " AIV), "
-                     << workers << " worker threads, " << L.observers.size() << " observers";
+                     << workers << (workers == 1 ? " worker thread, " : " worker threads, ")
+                     << L.observers.size() << " observers";
   for (Observer* o : L.observers) o->OnLaunchBegin(spec.kernel_name.c_str(), spec.block_dim);
   Pool().Run(workers, [&L](int w) { Worker(L, w); });
   for (Observer* o : L.observers) o->OnLaunchEnd(spec.kernel_name.c_str());

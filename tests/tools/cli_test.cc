@@ -193,6 +193,18 @@ TEST(CliDebugLog, LogsLaunchesBlocksAndAllocatorSegments) {
   EXPECT_THAT(quiet.output, Not(HasSubstr("[aicore debug]")));
 }
 
+TEST(CliDebugLog, LogsSuspensionsWithWhatTheBlockWaitsOn) {
+  const Outcome r = Shell(std::string("AICORE_LOG_LEVEL=debug AICORE_THREADS=1 ") +
+                          MULTICORE_SYNCALL_PATH);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("blockDim 48, mode AIV only"));
+  EXPECT_THAT(r.output, HasSubstr("1 worker thread, "));
+  EXPECT_THAT(r.output, HasSubstr("worker 0 suspends block AIV 0 of multicore_syncall: SyncAll at "
+                                  "line "));
+  EXPECT_THAT(r.output, HasSubstr("worker 0 resumes block AIV 0 of multicore_syncall"));
+  EXPECT_THAT(r.output, HasSubstr("launch multicore_syncall finished: ok, 47 block suspensions"));
+}
+
 #endif  // ADD_CUSTOM_PATH
 
 }  // namespace
