@@ -75,8 +75,8 @@ const std::vector<Command>& Commands() {
        "Runs PROGRAM (a path, a file in the working directory, or the name of a bundled example)\n"
        "with AICORE_CHECK set, so every kernel it launches is checked for races between pipes and\n"
        "cores, sync misuse, out-of-bounds and uninitialised accesses. Reports go to stderr.\n"
-       "Exits 0 when the run was clean, 1 when defects were found, with PROGRAM's own status\n"
-       "when it failed otherwise, and 2 on a usage mistake.",
+       "Exits 0 when the run was clean, 1 when defects were found (sanitizer reports or failed\n"
+       "kernel launches), 2 on a usage mistake, else with PROGRAM's own status.",
        {{"--tool=", "TOOLS",
          "memcheck,racecheck,synccheck,initcheck or all (default)"},
         {"--differential[=", "SEED]",
