@@ -17,7 +17,9 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo builds only what it runs (the library, the tools, the examples: target aicore_demo).
+demo: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target aicore_demo
 	bash scripts/demo.sh $(BUILD)
 
 test: build

@@ -1,6 +1,6 @@
 // `aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] PROGRAM [ARGS]`: runs a host
-// program with AICORE_CHECK set, so every kernel it launches runs under the sanitizer (reports go
-// to the program's stderr). Exit status (docs/errors.md): 0 clean; 1 defects found - sanitizer
+// program (or a bundled example, by name) with AICORE_CHECK set, so every kernel it launches runs
+// under the sanitizer (reports go to the program's stderr). Exit status (docs/errors.md): 0 clean; 1 defects found - sanitizer
 // reports or failed launches (the program's AICORE_CHECK handler exits kDefectExitCode for
 // either); 2 usage; otherwise the program's own status (128 + N when killed by signal N, 127 when
 // it could not be run).
@@ -14,23 +14,21 @@
 #include <string>
 
 #include "aicore/check/sanitizer.h"
+#include "tools/cli.h"
 
 namespace {
 
 int CheckUsage() {
   std::fprintf(stderr,
                "usage: aicore check [--tool=memcheck|racecheck|synccheck|initcheck|all] "
-               "[--differential[=SEED]] PROGRAM [ARGS...]\n"
-               "  runs PROGRAM with the sanitizer attached to every kernel launch (default: all "
-               "tools;\n  a comma-separated list selects several); exits 0 when clean, 1 when "
-               "defects\n  (sanitizer reports or failed kernel launches) are found, 2 for usage "
-               "errors,\n  else with the program's own status\n"
-               "  --differential defers the transfer pipes' work until a sync consumes it, so a\n"
-               "  missing sync also gives wrong numbers (the program's own check fails)\n");
-  return 2;
+               "[--differential[=SEED]] PROGRAM|EXAMPLE [ARGS...]\n"
+               "see 'aicore check --help'\n");
+  return aicore::cli::kUsageExitCode;
 }
 
 }  // namespace
+
+namespace aicore::cli {
 
 int CmdCheck(int argc, char** argv) {
   std::string tools = "all";
@@ -51,9 +49,11 @@ int CmdCheck(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--") == 0) {
       ++i;
       break;
+    } else if (aicore::cli::IsHelpFlag(argv[i])) {
+      aicore::cli::PrintCommandHelp(*aicore::cli::FindCommand("check"), stdout);
+      return 0;
     } else {
-      std::fprintf(stderr, "aicore check: unknown option %s\n", argv[i]);
-      return CheckUsage();
+      return aicore::cli::UnknownOption("check", argv[i]);
     }
   }
   if (i >= argc) return CheckUsage();
@@ -72,6 +72,8 @@ int CmdCheck(int argc, char** argv) {
   if (pid == 0) {
     setenv("AICORE_CHECK", tools.c_str(), 1);
     if (!seed.empty()) setenv("AICORE_DIFFERENTIAL", seed.c_str(), 1);
+    const std::string program = aicore::cli::ResolveProgram(argv[i]);  // or a bundled example
+    argv[i] = const_cast<char*>(program.c_str());
     execvp(argv[i], argv + i);
     std::fprintf(stderr, "aicore check: cannot run %s: %s\n", argv[i], std::strerror(errno));
     _exit(127);
@@ -98,3 +100,5 @@ int CmdCheck(int argc, char** argv) {
   }
   return code;
 }
+
+}  // namespace aicore::cli

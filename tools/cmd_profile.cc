@@ -1,11 +1,9 @@
-// `aicore profile [--chip X] [--out DIR] <binary|example> [args]`: runs a host program with
+// `aicore profile [--chip X] [--out DIR] <program|example> [args]`: runs a host program with
 // AICORE_PROFILE=DIR and AICORE_CHIP=X, so every kernel it launches is recorded and modelled
 // (see Note [Env profiling] in aicore/perf/profiler.cc), then prints the summary it wrote.
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,44 +13,19 @@
 #include <vector>
 
 #include "aicore/arch/chip.h"
+#include "tools/cli.h"
 
 namespace {
 
-bool IsFile(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// Resolves a bare example name ("add_custom") to the example binary next to this tool:
-// <dir of aicore>/../examples/<name>.
-std::string ResolveProgram(const std::string& arg) {
-  if (arg.find('/') != std::string::npos || IsFile(arg)) return arg;
-  char self[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
-    for (const std::string& cand : {dir + "/../examples/" + arg, dir + "/../examples/" + arg +
-                                                                     "/" + arg}) {
-      if (IsFile(cand)) return cand;
-    }
-  }
-  return arg;  // let execvp search PATH
-}
-
 int ProfileUsage() {
-  std::fprintf(stderr,
-               "usage: aicore profile [--chip NAME|FILE.json] [--out DIR] <program|example> "
-               "[args...]\n"
-               "  runs the program with every kernel launch recorded and replayed through the\n"
-               "  timing model of the chip; writes summary.txt, summary.json, trace.json,\n"
-               "  pipe_utilization.csv, memory.csv, instructions.csv and report.html to DIR\n"
-               "  (default ./aicore-profile)\n");
-  return 2;
+  std::fprintf(stderr, "usage: aicore profile [--chip NAME|FILE.json] [--out DIR] "
+               "PROGRAM|EXAMPLE [ARGS...]\nsee 'aicore profile --help'\n");
+  return aicore::cli::kUsageExitCode;
 }
 
 }  // namespace
+
+namespace aicore::cli {
 
 int CmdProfile(int argc, char** argv) {
   std::string chip, out = "aicore-profile";
@@ -65,11 +38,16 @@ int CmdProfile(int argc, char** argv) {
       chip = a.substr(7);
     } else if (a.rfind("--out=", 0) == 0) {
       out = a.substr(6);
-    } else if (a == "--help" || a == "-h") {
-      return ProfileUsage();
-    } else if (a.rfind("--", 0) == 0) {
-      std::fprintf(stderr, "aicore profile: unknown option %s\n", a.c_str());
-      return ProfileUsage();
+    } else if (IsHelpFlag(a)) {
+      PrintCommandHelp(*FindCommand("profile"), stdout);
+      return 0;
+    } else if (a == "--chip" || a == "--out") {
+      return UsageError("profile", a + " needs a value");
+    } else if (a == "--") {
+      ++i;
+      break;
+    } else if (a[0] == '-') {
+      return UnknownOption("profile", a);
     } else {
       break;
     }
@@ -111,3 +89,5 @@ int CmdProfile(int argc, char** argv) {
               ss.str().c_str(), out.c_str());
   return rc;
 }
+
+}  // namespace aicore::cli

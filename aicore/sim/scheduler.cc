@@ -15,6 +15,9 @@
 // - Limits are errors: a block whose stack or local memory cannot be mapped (address space or
 //   vm.max_map_count exhausted, see Note [Mapping budget]) aborts the launch with a
 //   ResourceExhausted status; worker threads that cannot be created leave fewer workers.
+// - AICORE_LOG_LEVEL=debug logs each launch (kernel, blockDim, mode, chip, cores, workers) and
+//   its outcome, and each scheduling decision: a block started on a worker, suspended (with what
+//   it waits on), resumed or cancelled, a deadlock or an abort.
 #include "aicore/sim/scheduler.h"
 
 #include <algorithm>
@@ -76,6 +79,7 @@ struct Launch {
   uint64_t syncall_gen = 0;
   int64_t syncall_arrived = 0;
   int64_t aiv_count = 0;
+  int64_t suspensions = 0;  // BlockUntil calls that suspended, for the debug log
 
   // Call with mu held after changing anything a predicate may read.
   void Bump() {
@@ -199,6 +203,11 @@ WorkerPool& Pool() {
 
 void RecordError(Launch& L, const Status& st) {
   std::lock_guard<std::mutex> lk(L.mu);
+  if (L.first_error.ok()) {
+    AICORE_LOG(kDebug) << "launch " << L.spec->kernel_name << ": aborting on the first error, "
+                       << L.tasks.size() - L.next_task << " of " << L.tasks.size()
+                       << " cores not started: " << st.message();
+  }
   if (L.first_error.ok()) L.first_error = st;
   L.aborting = true;
   L.shared.aborting = true;
@@ -269,7 +278,7 @@ std::string DeadlockReport(Launch& L) {
   return msg;
 }
 
-void Worker(Launch& L, int /*worker_index*/) {
+void Worker(Launch& L, int worker_index) {
   std::vector<BlockState*> mine;  // blocked fibers started by this worker
   // Predicates only change with the epoch, so each blocked fiber is checked once per epoch: a scan
   // resumes where the last one stopped until the epoch moves (65535 blocks waiting in SyncAll
@@ -295,6 +304,9 @@ void Worker(Launch& L, int /*worker_index*/) {
           const bool cancel = L.aborting && !(b->hold && b->hold(L.shared));
           if (cancel || b->ready(L.shared)) {
             b->cancelled = L.aborting && !b->ready(L.shared);
+            AICORE_LOG(kDebug) << "worker " << worker_index
+                               << (b->cancelled ? " cancels block " : " resumes block ")
+                               << b->core->Name() << " of " << L.spec->kernel_name;
             run = b;
             mine[scan_pos] = mine.back();
             mine.pop_back();
@@ -306,7 +318,8 @@ void Worker(Launch& L, int /*worker_index*/) {
         }
         if (run != nullptr) break;
         if (!L.aborting && L.next_task < L.tasks.size()) {
-          const CoreIdentity id = L.tasks[L.next_task++];
+          const size_t task = L.next_task++;
+          const CoreIdentity id = L.tasks[task];
           lk.unlock();
           Status failed = StartBlock(L, id, &fresh);
           lk.lock();
@@ -317,6 +330,9 @@ void Worker(Launch& L, int /*worker_index*/) {
             L.Bump();
             continue;
           }
+          AICORE_LOG(kDebug) << "worker " << worker_index << " starts block "
+                             << fresh->core->Name() << " of " << L.spec->kernel_name << " (core "
+                             << task + 1 << " of " << L.tasks.size() << ")";
           run = fresh.release();
           break;
         }
@@ -328,6 +344,9 @@ void Worker(Launch& L, int /*worker_index*/) {
         const uint64_t seen = L.epoch;
         if (++L.idle_workers == L.active_workers && !L.aborting) {
           Status st(StatusCode::kDeadlock, DeadlockReport(L));
+          AICORE_LOG(kDebug) << "launch " << L.spec->kernel_name << ": all "
+                             << L.active_workers << " workers idle with " << L.blocked.size()
+                             << " blocks waiting at epoch " << L.epoch << ": deadlock";
           if (L.first_error.ok()) L.first_error = st;
           L.aborting = true;
           L.shared.aborting = true;
@@ -350,6 +369,10 @@ void Worker(Launch& L, int /*worker_index*/) {
       L.Bump();
     } else {
       std::lock_guard<std::mutex> lk(L.mu);
+      ++L.suspensions;
+      AICORE_LOG(kDebug) << "worker " << worker_index << " suspends block " << run->core->Name()
+                         << " of " << L.spec->kernel_name << ": "
+                         << (run->describe ? run->describe(L.shared) : std::string("?"));
       mine.push_back(run);
       L.blocked.insert(run);
     }
@@ -467,9 +490,19 @@ Status RunKernel(const LaunchSpec& spec) {
   const int workers = Pool().Reserve(
       static_cast<int>(std::min<size_t>(static_cast<size_t>(WorkerThreads()), L.tasks.size())));
   L.active_workers = workers;
+  AICORE_LOG(kDebug) << "launch " << spec.kernel_name << ": blockDim " << spec.block_dim
+                     << ", mode " << KernelModeName(spec.mode)
+                     << (spec.launch_type.empty() ? "" : " from " + spec.launch_type)
+                     << ", chip " << L.chip->name << (L.chip->split() ? " (split)" : " (coupled)")
+                     << ", " << L.tasks.size() << " cores (" << L.aiv_count << " AIV), "
+                     << workers << (workers == 1 ? " worker thread, " : " worker threads, ")
+                     << L.observers.size() << " observers";
   for (Observer* o : L.observers) o->OnLaunchBegin(spec.kernel_name.c_str(), spec.block_dim);
   Pool().Run(workers, [&L](int w) { Worker(L, w); });
   for (Observer* o : L.observers) o->OnLaunchEnd(spec.kernel_name.c_str());
+  AICORE_LOG(kDebug) << "launch " << spec.kernel_name << " finished: "
+                     << (L.first_error.ok() ? std::string("ok") : L.first_error.ToString())
+                     << ", " << L.suspensions << " block suspensions";
   if (!L.first_error.ok() && !spec.launch_type.empty()) {
     return Status(L.first_error.code(),
                   StrCat(L.first_error.message(), " (kernel type: ", KernelModeName(spec.mode),

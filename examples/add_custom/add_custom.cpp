@@ -97,7 +97,8 @@ int main() {
     if (float(reinterpret_cast<half*>(z)[i]) != want) ++bad;
   }
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  std::printf("add_custom: blocks=%d elements=%d check=%s host_time=%.3f ms bandwidth=%.2f GB/s\n",
+  std::printf("add_custom: blocks=%d elements=%d check=%s "
+              "host_time=%.3f ms host_bandwidth=%.2f GB/s\n",
               USE_CORE_NUM, TOTAL_LENGTH, bad == 0 ? "pass" : "FAIL", ms,
               3.0 * bytes / (ms * 1e6));
   AscendC::GmFree(x);

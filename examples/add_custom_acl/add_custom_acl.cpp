@@ -139,7 +139,7 @@ int main() {
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   std::printf("  aicore::Launch rerun between events: %.3f ms\n", eventMs);
   std::printf("add_custom_acl: blocks=%u elements=%u check=%s host_time=%.3f ms "
-              "bandwidth=%.2f GB/s\n",
+              "host_bandwidth=%.2f GB/s\n",
               BLOCK_DIM, totalLength, bad == 0 ? "pass" : "FAIL", ms, 3.0 * bytes / (ms * 1e6));
 
   CHECK_ACL(aclrtDestroyEvent(start));

@@ -108,7 +108,7 @@ int main() {
   }
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   std::printf("add_custom_single_buffer: blocks=%d elements=%d check=%s host_time=%.3f ms "
-              "bandwidth=%.2f GB/s\n",
+              "host_bandwidth=%.2f GB/s\n",
               USE_CORE_NUM, TOTAL_LENGTH, bad == 0 ? "pass" : "FAIL", ms,
               3.0 * bytes / (ms * 1e6));
   AscendC::GmFree(x);

@@ -153,7 +153,7 @@ int Run(uint32_t m, uint32_t n, uint32_t k, uint32_t cores, const char* dtype) {
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   std::printf(
       "matmul_stage5: dtype=%s blocks=%u shape=%ux%ux%u single=%dx%d base=%dx%dx%d check=%s "
-      "host_time=%.3f ms %.2f GFLOP/s\n",
+      "host_time=%.3f ms host_gflops=%.2f\n",
       dtype, blocks, m, n, k, host_tiling.singleCoreM, host_tiling.singleCoreN, host_tiling.baseM,
       host_tiling.baseN, host_tiling.baseK,
       bad == 0 ? "pass" : "FAIL", ms, 2.0 * m * n * k / (ms * 1e6));

@@ -158,7 +158,8 @@ int main() {
   }
   // Time and bandwidth of the float run: the matrix read plus the row sums written.
   const double bytes = (double{ROWS} * COLS + ROWS) * sizeof(float);
-  std::printf("row_reduce: blocks=%d elements=%u check=%s host_time=%.3f ms bandwidth=%.2f GB/s\n",
+  std::printf("row_reduce: blocks=%d elements=%u check=%s "
+              "host_time=%.3f ms host_bandwidth=%.2f GB/s\n",
               USE_CORE_NUM, ROWS * COLS, pass ? "pass" : "FAIL", ms_float,
               bytes / (ms_float * 1e6));
   return pass ? 0 : 1;

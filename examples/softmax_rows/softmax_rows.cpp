@@ -136,7 +136,8 @@ int main() {
     }
   }
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  std::printf("softmax_rows: blocks=%d elements=%zu check=%s host_time=%.3f ms bandwidth=%.2f GB/s\n",
+  std::printf("softmax_rows: blocks=%d elements=%zu check=%s "
+              "host_time=%.3f ms host_bandwidth=%.2f GB/s\n",
               USE_CORE_NUM, elements, bad == 0 ? "pass" : "FAIL", ms,
               2.0 * elements * sizeof(float) / (ms * 1e6));
   AscendC::GmFree(x);

@@ -40,6 +40,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "aicore/core/log.h"
 #include "aicore/runtime/memory/device_memory.h"
 
 namespace aicore::memory {
@@ -246,6 +247,16 @@ struct CachingAllocator::Impl {
 
   void Trace(TraceEntry::Action action, const void* addr, size_t size, StreamId stream,
              const std::source_location* where = nullptr, size_t device_free = 0) {
+    if (action != TraceEntry::kAlloc && action != TraceEntry::kFreeRequested &&
+        action != TraceEntry::kFreeCompleted) {
+      AICORE_LOG(kDebug) << "device " << device << " allocator: " << TraceActionName(action) << " "
+                         << size << " bytes at " << addr << " on stream " << stream
+                         << (action == TraceEntry::kOom
+                                 ? StrCat(" (", device_free, " bytes free on the device)")
+                                 : std::string())
+                         << "; reserved " << stats.reserved_bytes[kAggregate].current
+                         << " bytes in " << stats.segment[kAggregate].current << " segments";
+    }
     if (!recording) return;
     TraceEntry e;
     e.action = action;
