@@ -1,0 +1,49 @@
+// The elementwise operators: Add / Adds (with alpha), Mul / Muls, Silu, Gelu (tanh form) and
+// GeluV2 (erf or tanh), on fp32, fp16 and bf16 views with PyTorch-style promotion and NumPy
+// broadcasting, computed in fp32 by ElementwisePipeline kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "aicore/ops/framework/operator.h"
+#include "aicore/ops/patterns/elementwise_pipeline.h"
+
+namespace aicore::ops {
+
+enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluErf };
+
+struct ElementwiseArgs {
+  ElementwiseKind kind = ElementwiseKind::kAdd;
+  const char* op = "aclnnAdd";  // the name messages use
+  TensorRef self;
+  TensorRef other;              // kAdd, kMul
+  double scalar = 0;            // kAdds, kMuls: the scalar operand
+  DType scalar_dtype = DType::kF32;  // its dtype (a float scalar does not widen a float tensor)
+  double alpha = 1;             // kAdd, kAdds
+  TensorRef out;
+};
+
+struct ElementwisePlan {
+  patterns::ElementwiseTiling tiling;  // tensor addresses filled at launch
+  uint32_t block_dim = 1;
+  uint64_t workspace_bytes = 0;
+  const arch::Chip* chip = nullptr;
+};
+
+// Returns the dtype `a` (+) `b` promotes to for fp32/fp16/bf16 (fp16 + bf16 -> fp32).
+DType PromoteFloat(DType a, DType b);
+// Returns the NumPy broadcast of two shapes, or an empty optional-like flag `ok` false.
+bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                     std::vector<int64_t>* out);
+
+// Checks dtypes (fp32/fp16/bf16 operands and out), ranks (<= 8), the broadcast and out's shape.
+OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip& chip);
+// Tile from the UB budget, the split over blocks, the staging workspace. Call after
+// CanImplement.
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip);
+// Enqueues the staging copies and the kernel on `stream`; `workspace` holds the plan's bytes.
+// An empty out enqueues nothing.
+Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* workspace,
+              const void* stream);
+
+}  // namespace aicore::ops
