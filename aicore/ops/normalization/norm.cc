@@ -1,7 +1,9 @@
 // LayerNorm / RmsNorm: hooks, checks, plan, launch.
-// - LayerNorm statistics: per chunk the mean mc and M2c = sum((x - mc)^2) (two passes over the
-//   chunk in UB, so a mean of 1e3 does not cancel), merged into the row's (count, mean, M2) with
-//   Chan's formula; rstd = 1 / sqrt(M2 / N + eps) (biased variance, as torch).
+// - LayerNorm statistics: shifted sums. The shift K is the first chunk's mean; every chunk adds
+//   S1 += sum(x - K) and S2 += sum((x - K)^2). Then mean = K + S1/N, var = S2/N - (S1/N)^2 and
+//   rstd = 1 / sqrt(var + eps) (biased variance, as torch). With K within a few std of the mean
+//   the sums are small and well conditioned, so a mean of 1e3 does not cancel, and the mean is
+//   rounded once (a running mean merged chunk by chunk drifts by an ulp per merge).
 // - RmsNorm: rstd = 1 / sqrt(sum(x^2) / N + eps); y = x * rstd * gamma.
 #include "aicore/ops/normalization/norm.h"
 
@@ -25,23 +27,26 @@ constexpr int64_t kMaxRank = 8;
 
 struct LayerNormHooks {
   struct Stats {
-    float count = 0, mean = 0, m2 = 0, rstd = 0;
+    bool shifted = false;
+    float shift = 0, count = 0, s1 = 0, s2 = 0, mean = 0, rstd = 0;
   };
   static constexpr int kRowOutputs = 2;
   static void Accumulate(Stats& s, const RowScratch& sc, const LocalTensor<float>& x, uint32_t n) {
-    const float nb = static_cast<float>(n);
-    const float mean_b = ReduceToScalar(ReduceOp::kSum, x, sc.result, sc.reduce_tmp, n) / nb;
-    AscendC::Adds(sc.tmp, x, -mean_b, n);
+    if (!s.shifted) {
+      s.shift = ReduceToScalar(ReduceOp::kSum, x, sc.result, sc.reduce_tmp, n) / n;
+      s.shifted = true;
+    }
+    AscendC::Adds(sc.tmp, x, -s.shift, n);
+    s.s1 += ReduceToScalar(ReduceOp::kSum, sc.tmp, sc.result, sc.reduce_tmp, n);
     AscendC::Mul(sc.tmp, sc.tmp, sc.tmp, n);
-    const float m2_b = ReduceToScalar(ReduceOp::kSum, sc.tmp, sc.result, sc.reduce_tmp, n);
-    const float total = s.count + nb;
-    const float delta = mean_b - s.mean;
-    s.mean += delta * nb / total;
-    s.m2 += m2_b + delta * delta * s.count * nb / total;
-    s.count = total;
+    s.s2 += ReduceToScalar(ReduceOp::kSum, sc.tmp, sc.result, sc.reduce_tmp, n);
+    s.count += static_cast<float>(n);
   }
   static void Finish(Stats& s, const RowReduceTiling& t) {
-    s.rstd = 1.0f / std::sqrt(s.m2 / s.count + t.eps);
+    const float d = s.s1 / s.count;
+    s.mean = s.shift + d;
+    const float var = std::fmax(s.s2 / s.count - d * d, 0.0f);
+    s.rstd = 1.0f / std::sqrt(var + t.eps);
   }
   static void Apply(const Stats& s, const RowScratch&, const LocalTensor<float>& dst,
                     const LocalTensor<float>& x, const LocalTensor<float>* param, uint32_t n,

@@ -1,6 +1,6 @@
 // LayerNorm (mean and rstd outputs) and RmsNorm (rstd output) over the trailing axes of fp32,
 // fp16 and bf16 views, computed in fp32 by RowReduce kernels: one pass when a row fits UB, else
-// the online pass (Chan's pairwise Welford merge for layer norm, a running sum of squares for RMS
+// the online pass (shifted sums for layer norm, a running sum of squares for RMS
 // norm).
 #pragma once
 

@@ -7,7 +7,7 @@
 //   element is read from GM once.
 // - online: a row is longer than UB; it is read in `chunk`-column pieces twice: the first pass
 //   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
-//   statistics so far: running max and rescaled sum for softmax, Chan's pairwise Welford merge for
+//   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's mean for
 //   layer norm), the second applies them chunk by chunk.
 // Both strategies call the same hooks, and the queues are depth 2 (double buffered).
 //

@@ -53,7 +53,9 @@ struct LogSoftmaxHooks : SoftmaxHooksBase {
   static void Apply(const Stats& s, const RowScratch&, const LocalTensor<float>& dst,
                     const LocalTensor<float>& x, const LocalTensor<float>*, uint32_t n,
                     const RowReduceTiling&) {
-    AscendC::Adds(dst, x, -(s.max + std::log(s.sum)), n);
+    // (x - max) first: it is exact for x near max, where max + log(sum) at 1e4 would round.
+    AscendC::Adds(dst, x, -s.max, n);
+    AscendC::Adds(dst, dst, -std::log(s.sum), n);
   }
 };
 
