@@ -196,9 +196,9 @@ bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& 
 
 OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
   const char* op = args.op;
-  OpCheck c = CheckFloat(op, "self", args.self);
+  OpCheck c = CheckFloat(op, args.self_name, args.self);
   if (!c.ok()) return c;
-  c = CheckFloat(op, "out", args.out);
+  c = CheckFloat(op, args.out_name, args.out);
   if (!c.ok()) return c;
   const bool binary = Inputs(args.kind) == 2;
   std::vector<int64_t> shape = args.self.shape;
@@ -216,15 +216,17 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
     }
   }
   if (args.out.shape != shape) {
-    return Invalid(StrCat(op, ": out has shape ", ShapeString(args.out.shape), "; it must be ",
-                          binary ? "the broadcast shape " : "self's shape ", ShapeString(shape)));
+    return Invalid(StrCat(op, ": ", args.out_name, " has shape ", ShapeString(args.out.shape),
+                          "; it must be ", binary ? "the broadcast shape " : "self's shape ",
+                          ShapeString(shape)));
   }
   const bool activation = args.kind == ElementwiseKind::kSilu ||
                           args.kind == ElementwiseKind::kGeluTanh ||
                           args.kind == ElementwiseKind::kGeluErf;
   if (activation && args.out.dtype != args.self.dtype) {
-    return Invalid(StrCat(op, ": out has dtype ", OpDTypeName(args.out.dtype),
-                          "; it must equal self's dtype ", OpDTypeName(args.self.dtype)));
+    return Invalid(StrCat(op, ": ", args.out_name, " has dtype ", OpDTypeName(args.out.dtype),
+                          "; it must equal ", args.self_name, "'s dtype ",
+                          OpDTypeName(args.self.dtype)));
   }
   return {};
 }

@@ -15,6 +15,8 @@ enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluEr
 struct ElementwiseArgs {
   ElementwiseKind kind = ElementwiseKind::kAdd;
   const char* op = "aclnnAdd";  // the name messages use
+  const char* self_name = "self";  // the argument names messages use (GeluV2: x, y)
+  const char* out_name = "out";
   TensorRef self;
   TensorRef other;              // kAdd, kMul
   double scalar = 0;            // kAdds, kMuls: the scalar operand
