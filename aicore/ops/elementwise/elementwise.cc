@@ -11,6 +11,8 @@
 #include <cmath>
 
 #include "aicore/core/status.h"
+#include "aicore/runtime/device_memory.h"
+#include "aicore/runtime/stream.h"
 
 namespace aicore::ops {
 
@@ -231,20 +233,28 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
   return {};
 }
 
-ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
-  ElementwisePlan p;
-  p.chip = &chip;
+namespace {
+
+// The tile and the split over blocks of `total` elements.
+void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p) {
+  p->chip = &chip;
   const ChipBudget b = BudgetOf(chip);
-  const int inputs = Inputs(args.kind);
-  const uint64_t per_elem = patterns::ElementwiseBytesPerElement(inputs, Temps(args.kind));
+  const uint64_t per_elem = patterns::ElementwiseBytesPerElement(inputs, temps);
   const uint64_t tile = std::max<uint64_t>(64, b.ub_bytes / per_elem / 64 * 64);
-  const int64_t total = args.out.NumElements();
   int64_t per_block = (total + b.cores - 1) / b.cores;
   per_block = std::max<int64_t>(kMinBlockElements, (per_block + 63) / 64 * 64);
-  p.block_dim = static_cast<uint32_t>(std::max<int64_t>(1, (total + per_block - 1) / per_block));
-  p.tiling.total = total;
-  p.tiling.per_block = per_block;
-  p.tiling.tile = static_cast<uint32_t>(std::min<uint64_t>(tile, (per_block + 63) / 64 * 64));
+  p->block_dim = static_cast<uint32_t>(std::max<int64_t>(1, (total + per_block - 1) / per_block));
+  p->tiling.total = total;
+  p->tiling.per_block = per_block;
+  p->tiling.tile = static_cast<uint32_t>(std::min<uint64_t>(tile, (per_block + 63) / 64 * 64));
+}
+
+}  // namespace
+
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
+  ElementwisePlan p;
+  const int inputs = Inputs(args.kind);
+  PlanSplit(args.out.NumElements(), inputs, Temps(args.kind), chip, &p);
   p.tiling.out_dtype = args.out.dtype;
   switch (args.kind) {
     case ElementwiseKind::kAdd:
@@ -299,6 +309,60 @@ Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* wo
     return LaunchPattern(stream, KernelName(args.kind), plan.block_dim, *plan.chip,
                          std::move(body));
   });
+}
+
+Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inputs,
+                            const TensorRef& out, int temps, const std::vector<float>& scalar,
+                            std::function<void(const patterns::ElementwiseTiling&)> kernel,
+                            const void* stream) {
+  const int n_in = static_cast<int>(inputs.size());
+  if (n_in < 1 || n_in > patterns::kMaxElementwiseInputs || scalar.size() > 4) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(name, ": ", n_in, " inputs and ", scalar.size(),
+                         " scalars; allowed: 1 to ", patterns::kMaxElementwiseInputs,
+                         " inputs, at most 4 scalars"));
+  }
+  OpCheck c = CheckFloat(name, "out", out);
+  for (int i = 0; i < n_in && c.ok(); ++i) {
+    const std::string what = StrCat("input ", i);
+    c = CheckFloat(name, what.c_str(), inputs[i]);
+    std::vector<int64_t> shape;
+    if (c.ok() && (!BroadcastShapes(inputs[i].shape, out.shape, &shape) || shape != out.shape)) {
+      c = Invalid(StrCat(name, ": ", what, " ", ShapeString(inputs[i].shape),
+                         " does not broadcast to out's shape ", ShapeString(out.shape)));
+    }
+  }
+  if (!c.ok()) return c.ToStatus();
+  ElementwisePlan p;
+  PlanSplit(out.NumElements(), n_in, temps, arch::DefaultChip(), &p);
+  if (p.tiling.total == 0) return Status();
+  for (size_t i = 0; i < scalar.size(); ++i) p.tiling.scalar[i] = scalar[i];
+  p.tiling.out_dtype = out.dtype;
+  Staging st;
+  for (const TensorRef& t : inputs) st.AddInput(BroadcastTo(t, out.shape));
+  st.AddOutput(out, out.dtype);
+  void* ws = nullptr;
+  if (st.WorkspaceBytes() > 0) {
+    rt::Stream* s = nullptr;
+    Status r = rt::ResolveStream(stream, name, &s);
+    if (!r.ok()) return r;
+    try {
+      ws = rt::DeviceMalloc(st.WorkspaceBytes(), s);
+    } catch (const Error& e) {
+      return e.status();
+    }
+  }
+  Status r = st.Enqueue(ws, stream, [&](const std::vector<uint8_t*>& dense) {
+    patterns::ElementwiseTiling t = p.tiling;
+    for (int i = 0; i < n_in; ++i) {
+      t.in[i] = dense[i];
+      t.in_dtype[i] = inputs[i].dtype;
+    }
+    t.out = dense[n_in];
+    return LaunchPattern(stream, name, p.block_dim, *p.chip, [kernel, t] { kernel(t); });
+  });
+  if (ws != nullptr) rt::DeviceFree(ws);
+  return r;
 }
 
 }  // namespace aicore::ops

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/patterns/elementwise_pipeline.h"
@@ -47,5 +49,34 @@ ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip);
 // An empty out enqueues nothing.
 Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* workspace,
               const void* stream);
+
+// Runs a user's ElementwisePipeline hooks as an operator: checks (fp32/fp16/bf16, rank <= 8,
+// every input broadcastable to out's shape), plans from the default chip's UB budget, stages
+// strided or broadcast operands, takes the workspace from the device allocator and enqueues
+// kernel `name` on `stream`. `scalar` (up to 4 values) reaches Hooks::Compute.
+template <class Hooks>
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs,
+                      const TensorRef& out, std::vector<float> scalar = {},
+                      const void* stream = nullptr);
+
+// The untyped half of RunElementwise: `kernel` runs patterns::ElementwiseKernel<Hooks>.
+Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inputs,
+                            const TensorRef& out, int temps, const std::vector<float>& scalar,
+                            std::function<void(const patterns::ElementwiseTiling&)> kernel,
+                            const void* stream);
+
+template <class Hooks>
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs,
+                      const TensorRef& out, std::vector<float> scalar, const void* stream) {
+  if (static_cast<int>(inputs.size()) != Hooks::kInputs) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(name, ": ", inputs.size(), " inputs given; the hooks take ",
+                         Hooks::kInputs));
+  }
+  return RunElementwiseKernel(
+      name, inputs, out, Hooks::kTemps, scalar,
+      [](const patterns::ElementwiseTiling& t) { patterns::ElementwiseKernel<Hooks>(t); },
+      stream);
+}
 
 }  // namespace aicore::ops
