@@ -81,10 +81,10 @@ Status Gelu(const TensorRef& self, const TensorRef& out, const void* stream) {
   return RunOp(Elementwise(ElementwiseKind::kGeluTanh, "aicore::ops::Gelu", self, out), stream);
 }
 Status GeluV2(const TensorRef& x, int64_t approximate, const TensorRef& y, const void* stream) {
-  return RunOp(Elementwise(approximate == 1 ? ElementwiseKind::kGeluTanh
-                                            : ElementwiseKind::kGeluErf,
-                           "aicore::ops::GeluV2", x, y),
-               stream);
+  return RunOp(
+      Elementwise(approximate == 1 ? ElementwiseKind::kGeluTanh : ElementwiseKind::kGeluErf,
+                  "aicore::ops::GeluV2", x, y),
+      stream);
 }
 Status Softmax(const TensorRef& self, int64_t dim, const TensorRef& out, const void* stream) {
   SoftmaxArgs a;

@@ -10,13 +10,13 @@
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_softmax.h"
 
-#define CHECK_ACL(expr)                                                                  \
-  do {                                                                                   \
-    const auto _ret = (expr);                                                            \
-    if (_ret != 0) {                                                                     \
+#define CHECK_ACL(expr)                                                                         \
+  do {                                                                                          \
+    const auto _ret = (expr);                                                                   \
+    if (_ret != 0) {                                                                            \
       std::printf("%s failed: %d (%s)\n", #expr, static_cast<int>(_ret), aclGetRecentErrMsg()); \
-      return 1;                                                                          \
-    }                                                                                    \
+      return 1;                                                                                 \
+    }                                                                                           \
   } while (0)
 
 // Creates an ND tensor over device memory with row-major strides.

@@ -18,15 +18,15 @@ struct BiasGeluResidual {
   static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
                       const LocalTensor<float>* tmp, uint32_t n, const float*) {
     const LocalTensor<float>& h = tmp[0];
-    AscendC::Add(dst, src[0], src[1], n);            // h = x + bias, kept in dst
-    AscendC::Mul(h, dst, dst, n);                    // gelu(h) = h / (1 + exp(-2u)),
+    AscendC::Add(dst, src[0], src[1], n);                       // h = x + bias, kept in dst
+    AscendC::Mul(h, dst, dst, n);                               // gelu(h) = h / (1 + exp(-2u)),
     AscendC::Muls(h, h, -2.0f * 0.7978845608f * 0.044715f, n);  // u = c (h + 0.044715 h^3)
     AscendC::Adds(h, h, -2.0f * 0.7978845608f, n);
     AscendC::Mul(h, h, dst, n);
     AscendC::Exp(h, h, n);
     AscendC::Adds(h, h, 1.0f, n);
     AscendC::Div(dst, dst, h, n);
-    AscendC::Add(dst, dst, src[2], n);               // + residual
+    AscendC::Add(dst, dst, src[2], n);  // + residual
   }
 };
 

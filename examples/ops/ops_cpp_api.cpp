@@ -40,7 +40,8 @@ int main() {
     double m = -INFINITY, sum = 0;
     for (int64_t r = 0; r < rows; ++r) m = std::fmax(m, float(hx[r * cols + c]));
     for (int64_t r = 0; r < rows; ++r) sum += std::exp(float(hx[r * cols + c]) - m);
-    for (int64_t r = 0; r < rows; ++r) sm[r * cols + c] = std::exp(float(hx[r * cols + c]) - m) / sum;
+    for (int64_t r = 0; r < rows; ++r)
+      sm[r * cols + c] = std::exp(float(hx[r * cols + c]) - m) / sum;
   }
   const auto* hy = static_cast<const aicore::bfloat16*>(y);
   const auto* hz = static_cast<const aicore::bfloat16*>(z);

@@ -139,7 +139,9 @@ TEST(AclnnOpsTest, MixedDtypeAddBroadcastsAndPromotes) {
   aclOpExecutor* e = nullptr;
   ASSERT_EQ(aclnnAddGetWorkspaceSize(ts, to, alpha, tout, &ws, &e), ACLNN_SUCCESS) << Msg();
   void* wsp = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  if (ws > 0) {
+    ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
   ASSERT_EQ(aclnnAdd(wsp, ws, e, nullptr), ACLNN_SUCCESS) << Msg();
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   for (int i = 0; i < 3; ++i)
@@ -161,8 +163,9 @@ TEST(AclnnOpsTest, StatusCodesAndMessages) {
   EXPECT_EQ(aclnnSoftmaxGetWorkspaceSize(nullptr, 0, ty, &ws, &e), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_MSG("aclnnSoftmax: self is null [aclnnStatus 161001]");
   EXPECT_EQ(aclnnSoftmaxGetWorkspaceSize(tx, 2, ty, &ws, &e), ACLNN_ERR_PARAM_INVALID);
-  EXPECT_MSG("aclnnSoftmax: dim 2 is out of range for self of 2 dims; allowed: [-2, 1] "
-             "[aclnnStatus 161002]");
+  EXPECT_MSG(
+      "aclnnSoftmax: dim 2 is out of range for self of 2 dims; allowed: [-2, 1] "
+      "[aclnnStatus 161002]");
   EXPECT_EQ(aclnnSoftmaxGetWorkspaceSize(tx, 0, ty, nullptr, &e), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_MSG("aclnnSoftmax: workspaceSize is null");
 
@@ -174,8 +177,8 @@ TEST(AclnnOpsTest, StatusCodesAndMessages) {
   EXPECT_MSG("aclnnGeluV2: x has dtype ACL_DOUBLE; allowed: FLOAT, FLOAT16, BFLOAT16");
 
   std::vector<int64_t> nine(9, 1);
-  aclTensor* t9 = aclCreateTensor(nine.data(), 9, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND,
-                                  nine.data(), 9, x.p);
+  aclTensor* t9 =
+      aclCreateTensor(nine.data(), 9, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nine.data(), 9, x.p);
   EXPECT_EQ(aclnnMulGetWorkspaceSize(t9, tx, ty, &ws, &e), ACLNN_ERR_PARAM_INVALID);
   EXPECT_MSG("aclnnMul: self has 9 dims; at most 8 are allowed");
 
@@ -195,12 +198,12 @@ TEST(AclnnOpsTest, StatusCodesAndMessages) {
   aclTensor* tr = Tensor(r, {6, 1});
   EXPECT_EQ(aclnnRmsNormGetWorkspaceSize(tx, tg3, 1e-6, ty, tr, &ws, &e),
             ACLNN_ERR_INNER_TILING_ERROR);
-  EXPECT_MSG("aclnnRmsNorm: gamma has shape [3]; it must be the trailing dims of x [6, 4] "
-             "[aclnnStatus 561002]");
+  EXPECT_MSG(
+      "aclnnRmsNorm: gamma has shape [3]; it must be the trailing dims of x [6, 4] "
+      "[aclnnStatus 561002]");
   aclTensor* tg = Tensor(g, {4});
   aclTensor* trh = Tensor(r, {6, 1}, ACL_FLOAT16);
-  EXPECT_EQ(aclnnRmsNormGetWorkspaceSize(tx, tg, 1e-6, ty, trh, &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnRmsNormGetWorkspaceSize(tx, tg, 1e-6, ty, trh, &ws, &e), ACLNN_ERR_PARAM_INVALID);
   EXPECT_MSG("aclnnRmsNorm: rstdOut has dtype FLOAT16; it must be FLOAT");
 
   // LayerNorm.
@@ -210,9 +213,9 @@ TEST(AclnnOpsTest, StatusCodesAndMessages) {
                                            nullptr, &ws, &e),
             ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_MSG("aclnnLayerNorm: normalizedShape is null");
-  EXPECT_EQ(aclnnLayerNormGetWorkspaceSize(tx, ns, nullptr, nullptr, 1e-5, ty, nullptr, nullptr,
-                                           &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(
+      aclnnLayerNormGetWorkspaceSize(tx, ns, nullptr, nullptr, 1e-5, ty, nullptr, nullptr, &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
   EXPECT_MSG("aclnnLayerNorm: normalizedShape [3] is not the trailing dims of input [6, 4]");
 
   // Phase 2 without an executor.
@@ -228,7 +231,8 @@ TEST(AclnnOpsTest, LayerNormAndRmsNormOutputs) {
   const int64_t rows = 5, cols = 33;
   Buf x(rows * cols), y(rows * cols), w(cols), b(cols), mean(rows), rstd(rows);
   std::vector<double> xv(rows * cols), wv(cols), bv(cols);
-  for (int64_t i = 0; i < rows * cols; ++i) x.f()[i] = static_cast<float>(xv[i] = std::cos(i * 0.7));
+  for (int64_t i = 0; i < rows * cols; ++i)
+    x.f()[i] = static_cast<float>(xv[i] = std::cos(i * 0.7));
   for (int64_t i = 0; i < cols; ++i) {
     w.f()[i] = static_cast<float>(wv[i] = 1 + 0.01 * i);
     b.f()[i] = static_cast<float>(bv[i] = -0.02 * i);

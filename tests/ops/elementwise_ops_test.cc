@@ -35,18 +35,20 @@ void CheckUnary(const char* name, std::function<Status(const TensorRef&, const T
 }
 
 TEST(ElementwiseOpsTest, SiluMatchesReference) {
-  CheckUnary("Silu", [](auto& x, auto& y) { return Silu(x, y); }, ref::SiluRef, -20, 20);
+  CheckUnary(
+      "Silu", [](auto& x, auto& y) { return Silu(x, y); }, ref::SiluRef, -20, 20);
 }
 
 TEST(ElementwiseOpsTest, GeluTanhMatchesReference) {
-  CheckUnary("Gelu", [](auto& x, auto& y) { return Gelu(x, y); }, ref::GeluTanhRef, -12, 12);
-  CheckUnary("GeluV2(1)", [](auto& x, auto& y) { return GeluV2(x, 1, y); }, ref::GeluTanhRef, -6,
-             6);
+  CheckUnary(
+      "Gelu", [](auto& x, auto& y) { return Gelu(x, y); }, ref::GeluTanhRef, -12, 12);
+  CheckUnary(
+      "GeluV2(1)", [](auto& x, auto& y) { return GeluV2(x, 1, y); }, ref::GeluTanhRef, -6, 6);
 }
 
 TEST(ElementwiseOpsTest, GeluErfMatchesReference) {
-  CheckUnary("GeluV2(0)", [](auto& x, auto& y) { return GeluV2(x, 0, y); }, ref::GeluErfRef, -12,
-             12);
+  CheckUnary(
+      "GeluV2(0)", [](auto& x, auto& y) { return GeluV2(x, 0, y); }, ref::GeluErfRef, -12, 12);
 }
 
 TEST(ElementwiseOpsTest, AddWithAlphaEveryDTypePair) {

@@ -48,7 +48,9 @@ void CheckLayerNorm(const LnCase& c) {
   a.mean = mean.Ref({c.rows, 1});
   a.rstd = rstd.Ref({c.rows, 1});
   a.max_ub_bytes = c.max_ub;
-  if (c.max_ub) EXPECT_TRUE(Plan(a, arch::DefaultChip()).rows.tiling.online);
+  if (c.max_ub) {
+    EXPECT_TRUE(Plan(a, arch::DefaultChip()).rows.tiling.online);
+  }
   ASSERT_TRUE(ops::Run(a).ok());
   testing::Sync();
   std::vector<double> want_mean, want_rstd;
@@ -106,12 +108,10 @@ TEST(NormOpsTest, LayerNormOverTwoTrailingDimsOfATransposedView) {
 TEST(NormOpsTest, LayerNormEmptyAndZeroWidth) {
   DeviceTensor x(DType::kF32, 4), y(DType::kF32, 4), mean(DType::kF32, 4), rstd(DType::kF32, 4);
   TensorRef m = mean.Ref({4, 1}), r = rstd.Ref({4, 1});
-  EXPECT_TRUE(LayerNorm(x.Ref({0, 4}), {4}, nullptr, nullptr, 1e-5, y.Ref({0, 4}), nullptr,
-                        nullptr)
-                  .ok());
+  EXPECT_TRUE(
+      LayerNorm(x.Ref({0, 4}), {4}, nullptr, nullptr, 1e-5, y.Ref({0, 4}), nullptr, nullptr).ok());
   mean.Fill({5, 5, 5, 5});
-  ASSERT_TRUE(
-      LayerNorm(x.Ref({4, 0}), {0}, nullptr, nullptr, 1e-5, y.Ref({4, 0}), &m, &r).ok());
+  ASSERT_TRUE(LayerNorm(x.Ref({4, 0}), {0}, nullptr, nullptr, 1e-5, y.Ref({4, 0}), &m, &r).ok());
   testing::Sync();
   for (double v : mean.Read()) EXPECT_EQ(v, 0.0);
   for (double v : rstd.Read()) EXPECT_TRUE(std::isnan(v));
@@ -119,8 +119,7 @@ TEST(NormOpsTest, LayerNormEmptyAndZeroWidth) {
 
 TEST(NormOpsTest, LayerNormBadArguments) {
   DeviceTensor x(DType::kF32, 24), y(DType::kF32, 24), w(DType::kF16, 4);
-  Status s = LayerNorm(x.Ref({6, 4}), {3}, nullptr, nullptr, 1e-5, y.Ref({6, 4}), nullptr,
-                       nullptr);
+  Status s = LayerNorm(x.Ref({6, 4}), {3}, nullptr, nullptr, 1e-5, y.Ref({6, 4}), nullptr, nullptr);
   EXPECT_NE(s.message().find("normalizedShape [3] is not the trailing dims of input [6, 4]"),
             std::string::npos)
       << s.message();
@@ -133,8 +132,7 @@ TEST(NormOpsTest, LayerNormBadArguments) {
       << s.message();
   TensorRef mean = y.Ref({6});
   s = LayerNorm(x.Ref({6, 4}), {4}, nullptr, nullptr, 1e-5, y.Ref({6, 4}), &mean, nullptr);
-  EXPECT_NE(s.message().find("meanOutOptional has shape [6]; it must be [6, 1]"),
-            std::string::npos)
+  EXPECT_NE(s.message().find("meanOutOptional has shape [6]; it must be [6, 1]"), std::string::npos)
       << s.message();
 }
 
@@ -146,8 +144,8 @@ void CheckRmsNorm(DType dt, DType gamma_dt, std::vector<int64_t> shape, size_t k
     if (i >= shape.size() - k) cols *= shape[i];
   }
   const int64_t rows = n / cols;
-  SCOPED_TRACE(StrCat(OpDTypeName(dt), " gamma ", OpDTypeName(gamma_dt), " ", ShapeString(shape),
-                      " k=", k));
+  SCOPED_TRACE(
+      StrCat(OpDTypeName(dt), " gamma ", OpDTypeName(gamma_dt), " ", ShapeString(shape), " k=", k));
   std::vector<int64_t> gshape(shape.end() - k, shape.end()), rshape = shape;
   for (size_t i = shape.size() - k; i < shape.size(); ++i) rshape[i] = 1;
   DeviceTensor x(dt, n), y(dt, n), g(gamma_dt, cols), rstd(DType::kF32, rows);

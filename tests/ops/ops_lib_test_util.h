@@ -94,9 +94,12 @@ struct Tolerance {
 };
 inline Tolerance TolFor(DType dt) {
   switch (dt) {
-    case DType::kF16: return {2e-3, 1e-4};
-    case DType::kBF16: return {1.6e-2, 1e-3};
-    default: return {2e-5, 1e-6};
+    case DType::kF16:
+      return {2e-3, 1e-4};
+    case DType::kBF16:
+      return {1.6e-2, 1e-3};
+    default:
+      return {2e-5, 1e-6};
   }
 }
 
@@ -126,7 +129,9 @@ inline std::vector<double> Inputs(int64_t n, double lo, double hi, uint32_t seed
   return v;
 }
 
-inline void Sync() { ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg(); }
+inline void Sync() {
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS) << aclGetRecentErrMsg();
+}
 
 inline const char* DTypeLabel(DType dt) { return OpDTypeName(dt); }
 

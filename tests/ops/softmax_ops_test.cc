@@ -30,7 +30,9 @@ void CheckLastDim(DType in, DType out, int64_t rows, int64_t cols, bool log, dou
   a.log = log;
   a.max_ub_bytes = max_ub;
   const SoftmaxPlan plan = Plan(a, arch::DefaultChip());
-  if (max_ub) EXPECT_TRUE(plan.rows.tiling.online);
+  if (max_ub) {
+    EXPECT_TRUE(plan.rows.tiling.online);
+  }
   ASSERT_TRUE(ops::Run(a).ok());
   testing::Sync();
   testing::Tolerance tol = TolFor(out);
@@ -40,8 +42,8 @@ void CheckLastDim(DType in, DType out, int64_t rows, int64_t cols, bool log, dou
 
 TEST(SoftmaxOpsTest, OnePassShapes) {
   for (DType dt : kDTypes) {
-    for (auto [r, c] : {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {97, 101}, {1027, 64},
-                        {5, 1003}}) {
+    for (auto [r, c] :
+         {std::pair<int64_t, int64_t>{1, 1}, {3, 7}, {97, 101}, {1027, 64}, {5, 1003}}) {
       CheckLastDim(dt, dt, r, c, false, -5, 5);
       CheckLastDim(dt, dt, r, c, true, -5, 5);
     }
@@ -144,8 +146,7 @@ TEST(SoftmaxOpsTest, EmptyAndBadArguments) {
   s = Softmax(x.Ref({2, 4}), -3, y.Ref({2, 4}));
   EXPECT_FALSE(s.ok());
   s = LogSoftmax(x.Ref({}), 0, y.Ref({}));
-  EXPECT_NE(s.message().find("self has 0 dims; allowed: 1 to 8"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("self has 0 dims; allowed: 1 to 8"), std::string::npos) << s.message();
   s = Softmax(x.Ref({2, 4}), 0, y.Ref({4, 2}));
   EXPECT_NE(s.message().find("out has shape [4, 2]; it must equal self's shape [2, 4]"),
             std::string::npos)

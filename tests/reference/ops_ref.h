@@ -16,8 +16,8 @@ inline double GeluTanhRef(double x) {
 inline double GeluErfRef(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
 // Softmax (or log-softmax) of each of `rows` rows of `cols` values.
-inline std::vector<double> SoftmaxRowsRef(const std::vector<double>& x, int64_t rows,
-                                          int64_t cols, bool log) {
+inline std::vector<double> SoftmaxRowsRef(const std::vector<double>& x, int64_t rows, int64_t cols,
+                                          bool log) {
   std::vector<double> y(x.size());
   for (int64_t r = 0; r < rows; ++r) {
     const double* xr = x.data() + r * cols;

@@ -26,18 +26,30 @@ namespace {
 
 DType FromAcl(aclDataType dt) {
   switch (dt) {
-    case ACL_FLOAT: return DType::kF32;
-    case ACL_FLOAT16: return DType::kF16;
-    case ACL_BF16: return DType::kBF16;
-    case ACL_INT8: return DType::kI8;
-    case ACL_UINT8: return DType::kU8;
-    case ACL_INT16: return DType::kI16;
-    case ACL_UINT16: return DType::kU16;
-    case ACL_INT32: return DType::kI32;
-    case ACL_UINT32: return DType::kU32;
-    case ACL_INT64: return DType::kI64;
-    case ACL_UINT64: return DType::kU64;
-    default: return DType::kUnknown;
+    case ACL_FLOAT:
+      return DType::kF32;
+    case ACL_FLOAT16:
+      return DType::kF16;
+    case ACL_BF16:
+      return DType::kBF16;
+    case ACL_INT8:
+      return DType::kI8;
+    case ACL_UINT8:
+      return DType::kU8;
+    case ACL_INT16:
+      return DType::kI16;
+    case ACL_UINT16:
+      return DType::kU16;
+    case ACL_INT32:
+      return DType::kI32;
+    case ACL_UINT32:
+      return DType::kU32;
+    case ACL_INT64:
+      return DType::kI64;
+    case ACL_UINT64:
+      return DType::kU64;
+    default:
+      return DType::kUnknown;
   }
 }
 
@@ -83,16 +95,38 @@ aclnnStatus ToScalar(const char* api, const char* what, const aclScalar* s, doub
   };
   *dtype = DType::kF32;
   switch (s->dtype) {
-    case ACL_FLOAT: *value = load(float{}); break;
-    case ACL_FLOAT16: *value = load(half{}); *dtype = DType::kF16; break;
-    case ACL_BF16: *value = load(bfloat16{}); *dtype = DType::kBF16; break;
-    case ACL_DOUBLE: *value = load(double{}); break;
-    case ACL_INT8: *value = load(int8_t{}); break;
-    case ACL_UINT8: *value = load(uint8_t{}); break;
-    case ACL_INT16: *value = load(int16_t{}); break;
-    case ACL_INT32: *value = load(int32_t{}); break;
-    case ACL_INT64: *value = load(int64_t{}); break;
-    case ACL_BOOL: *value = p[0] != 0 ? 1.0 : 0.0; break;
+    case ACL_FLOAT:
+      *value = load(float{});
+      break;
+    case ACL_FLOAT16:
+      *value = load(half{});
+      *dtype = DType::kF16;
+      break;
+    case ACL_BF16:
+      *value = load(bfloat16{});
+      *dtype = DType::kBF16;
+      break;
+    case ACL_DOUBLE:
+      *value = load(double{});
+      break;
+    case ACL_INT8:
+      *value = load(int8_t{});
+      break;
+    case ACL_UINT8:
+      *value = load(uint8_t{});
+      break;
+    case ACL_INT16:
+      *value = load(int16_t{});
+      break;
+    case ACL_INT32:
+      *value = load(int32_t{});
+      break;
+    case ACL_INT64:
+      *value = load(int64_t{});
+      break;
+    case ACL_BOOL:
+      *value = p[0] != 0 ? 1.0 : 0.0;
+      break;
     default:
       return Report(api, ACLNN_ERR_PARAM_INVALID,
                     StrCat(what, " has dtype ", AclDataTypeName(s->dtype),
@@ -233,8 +267,8 @@ aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* exe
 aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor* self, const aclScalar* other,
                                       const aclScalar* alpha, aclTensor* out,
                                       uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return aicore::ops::Elementwise("aclnnAdds", ElementwiseKind::kAdds, self, nullptr, other,
-                                  alpha, true, out, workspaceSize, executor);
+  return aicore::ops::Elementwise("aclnnAdds", ElementwiseKind::kAdds, self, nullptr, other, alpha,
+                                  true, out, workspaceSize, executor);
 }
 aclnnStatus aclnnAdds(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                       aclrtStream stream) {
@@ -243,8 +277,8 @@ aclnnStatus aclnnAdds(void* workspace, uint64_t workspaceSize, aclOpExecutor* ex
 aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* other,
                                             const aclScalar* alpha, uint64_t* workspaceSize,
                                             aclOpExecutor** executor) {
-  return aicore::ops::Elementwise("aclnnInplaceAdd", ElementwiseKind::kAdd, selfRef, other,
-                                  nullptr, alpha, true, selfRef, workspaceSize, executor);
+  return aicore::ops::Elementwise("aclnnInplaceAdd", ElementwiseKind::kAdd, selfRef, other, nullptr,
+                                  alpha, true, selfRef, workspaceSize, executor);
 }
 aclnnStatus aclnnInplaceAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                             aclrtStream stream) {
@@ -261,19 +295,17 @@ aclnnStatus aclnnInplaceAdds(void* workspace, uint64_t workspaceSize, aclOpExecu
   return RunExecutor("aclnnInplaceAdds", workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor* self, const aclTensor* other,
-                                     aclTensor* out, uint64_t* workspaceSize,
-                                     aclOpExecutor** executor) {
-  return aicore::ops::Elementwise("aclnnMul", ElementwiseKind::kMul, self, other, nullptr,
-                                  nullptr, false, out, workspaceSize, executor);
+aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnMul", ElementwiseKind::kMul, self, other, nullptr, nullptr,
+                                  false, out, workspaceSize, executor);
 }
 aclnnStatus aclnnMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                      aclrtStream stream) {
   return RunExecutor("aclnnMul", workspace, workspaceSize, executor, stream);
 }
-aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor* self, const aclScalar* other,
-                                      aclTensor* out, uint64_t* workspaceSize,
-                                      aclOpExecutor** executor) {
+aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor* self, const aclScalar* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
   return aicore::ops::Elementwise("aclnnMuls", ElementwiseKind::kMuls, self, nullptr, other,
                                   nullptr, false, out, workspaceSize, executor);
 }
@@ -283,8 +315,8 @@ aclnnStatus aclnnMuls(void* workspace, uint64_t workspaceSize, aclOpExecutor* ex
 }
 aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor* selfRef, const aclTensor* other,
                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return aicore::ops::Elementwise("aclnnInplaceMul", ElementwiseKind::kMul, selfRef, other,
-                                  nullptr, nullptr, false, selfRef, workspaceSize, executor);
+  return aicore::ops::Elementwise("aclnnInplaceMul", ElementwiseKind::kMul, selfRef, other, nullptr,
+                                  nullptr, false, selfRef, workspaceSize, executor);
 }
 aclnnStatus aclnnInplaceMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                             aclrtStream stream) {
@@ -332,8 +364,7 @@ aclnnStatus aclnnSilu(void* workspace, uint64_t workspaceSize, aclOpExecutor* ex
 
 aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
                                          uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return aicore::ops::SoftmaxEntry("aclnnSoftmax", false, self, dim, out, workspaceSize,
-                                   executor);
+  return aicore::ops::SoftmaxEntry("aclnnSoftmax", false, self, dim, out, workspaceSize, executor);
 }
 aclnnStatus aclnnSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                          aclrtStream stream) {
@@ -349,13 +380,10 @@ aclnnStatus aclnnLogSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecut
   return RunExecutor("aclnnLogSoftmax", workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnLayerNormGetWorkspaceSize(const aclTensor* input,
-                                           const aclIntArray* normalizedShape,
-                                           const aclTensor* weightOptional,
-                                           const aclTensor* biasOptional, double eps,
-                                           aclTensor* out, aclTensor* meanOutOptional,
-                                           aclTensor* rstdOutOptional, uint64_t* workspaceSize,
-                                           aclOpExecutor** executor) {
+aclnnStatus aclnnLayerNormGetWorkspaceSize(
+    const aclTensor* input, const aclIntArray* normalizedShape, const aclTensor* weightOptional,
+    const aclTensor* biasOptional, double eps, aclTensor* out, aclTensor* meanOutOptional,
+    aclTensor* rstdOutOptional, uint64_t* workspaceSize, aclOpExecutor** executor) {
   using namespace aicore::ops;
   constexpr const char* kApi = "aclnnLayerNorm";
   LayerNormArgs a;
@@ -389,10 +417,9 @@ aclnnStatus aclnnLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecuto
   return RunExecutor("aclnnLayerNorm", workspace, workspaceSize, executor, stream);
 }
 
-aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* gamma,
-                                         double epsilon, const aclTensor* yOut,
-                                         const aclTensor* rstdOut, uint64_t* workspaceSize,
-                                         aclOpExecutor** executor) {
+aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, double epsilon,
+                                         const aclTensor* yOut, const aclTensor* rstdOut,
+                                         uint64_t* workspaceSize, aclOpExecutor** executor) {
   using namespace aicore::ops;
   constexpr const char* kApi = "aclnnRmsNorm";
   RmsNormArgs a;
@@ -406,9 +433,14 @@ aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* ga
   }
   a.epsilon = epsilon;
   return Prepare<RmsNormArgs>(
-      kApi, a, [](RmsNormArgs& v) { return std::vector<TensorRef*>{&v.x, &v.gamma}; },
-      [](RmsNormArgs& v) { return std::vector<TensorRef*>{&v.y, &v.rstd}; }, workspaceSize,
-      executor);
+      kApi, a,
+      [](RmsNormArgs& v) {
+        return std::vector<TensorRef*>{&v.x, &v.gamma};
+      },
+      [](RmsNormArgs& v) {
+        return std::vector<TensorRef*>{&v.y, &v.rstd};
+      },
+      workspaceSize, executor);
 }
 aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                          aclrtStream stream) {

@@ -128,8 +128,8 @@ struct GeluErfHooks {
     AscendC::Mul(dst, a, a, n);
     AscendC::Sub(p, p, dst, n);
     AscendC::Exp(p, p, n);
-    AscendC::Mul(p, p, t, n);                      // erfc(a)
-    AscendC::Muls(a, a, 1.4142135623730951f, n);   // |x|
+    AscendC::Mul(p, p, t, n);                     // erfc(a)
+    AscendC::Muls(a, a, 1.4142135623730951f, n);  // |x|
     AscendC::Mul(p, p, a, n);
     AscendC::Add(dst, x, a, n);
     AscendC::Sub(dst, dst, p, n);
@@ -137,25 +137,37 @@ struct GeluErfHooks {
   }
 };
 
-int Inputs(ElementwiseKind k) { return k == ElementwiseKind::kAdd || k == ElementwiseKind::kMul ? 2 : 1; }
+int Inputs(ElementwiseKind k) {
+  return k == ElementwiseKind::kAdd || k == ElementwiseKind::kMul ? 2 : 1;
+}
 
 int Temps(ElementwiseKind k) {
   switch (k) {
-    case ElementwiseKind::kGeluTanh: return GeluTanhHooks::kTemps;
-    case ElementwiseKind::kGeluErf: return GeluErfHooks::kTemps;
-    default: return 0;
+    case ElementwiseKind::kGeluTanh:
+      return GeluTanhHooks::kTemps;
+    case ElementwiseKind::kGeluErf:
+      return GeluErfHooks::kTemps;
+    default:
+      return 0;
   }
 }
 
 const char* KernelName(ElementwiseKind k) {
   switch (k) {
-    case ElementwiseKind::kAdd: return "ops_add";
-    case ElementwiseKind::kAdds: return "ops_adds";
-    case ElementwiseKind::kMul: return "ops_mul";
-    case ElementwiseKind::kMuls: return "ops_muls";
-    case ElementwiseKind::kSilu: return "ops_silu";
-    case ElementwiseKind::kGeluTanh: return "ops_gelu_tanh";
-    case ElementwiseKind::kGeluErf: return "ops_gelu_erf";
+    case ElementwiseKind::kAdd:
+      return "ops_add";
+    case ElementwiseKind::kAdds:
+      return "ops_adds";
+    case ElementwiseKind::kMul:
+      return "ops_mul";
+    case ElementwiseKind::kMuls:
+      return "ops_muls";
+    case ElementwiseKind::kSilu:
+      return "ops_silu";
+    case ElementwiseKind::kGeluTanh:
+      return "ops_gelu_tanh";
+    case ElementwiseKind::kGeluErf:
+      return "ops_gelu_erf";
   }
   return "ops_elementwise";
 }
@@ -170,8 +182,8 @@ OpCheck CheckFloat(const char* op, const char* what, const TensorRef& t) {
                           "; at most ", kMaxRank, " are allowed"));
   }
   if (t.data == nullptr && t.NumElements() > 0) {
-    return NullArg(StrCat(op, ": ", what, " has no data (null storage) but ", t.NumElements(),
-                          " elements"));
+    return NullArg(
+        StrCat(op, ": ", what, " has no data (null storage) but ", t.NumElements(), " elements"));
   }
   return {};
 }
@@ -298,13 +310,27 @@ Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* wo
     t.out = dense[inputs];
     std::function<void()> body;
     switch (args.kind) {
-      case ElementwiseKind::kAdd: body = [t] { ElementwiseKernel<AddHooks>(t); }; break;
-      case ElementwiseKind::kAdds: body = [t] { ElementwiseKernel<AddsHooks>(t); }; break;
-      case ElementwiseKind::kMul: body = [t] { ElementwiseKernel<MulHooks>(t); }; break;
-      case ElementwiseKind::kMuls: body = [t] { ElementwiseKernel<MulsHooks>(t); }; break;
-      case ElementwiseKind::kSilu: body = [t] { ElementwiseKernel<SiluHooks>(t); }; break;
-      case ElementwiseKind::kGeluTanh: body = [t] { ElementwiseKernel<GeluTanhHooks>(t); }; break;
-      case ElementwiseKind::kGeluErf: body = [t] { ElementwiseKernel<GeluErfHooks>(t); }; break;
+      case ElementwiseKind::kAdd:
+        body = [t] { ElementwiseKernel<AddHooks>(t); };
+        break;
+      case ElementwiseKind::kAdds:
+        body = [t] { ElementwiseKernel<AddsHooks>(t); };
+        break;
+      case ElementwiseKind::kMul:
+        body = [t] { ElementwiseKernel<MulHooks>(t); };
+        break;
+      case ElementwiseKind::kMuls:
+        body = [t] { ElementwiseKernel<MulsHooks>(t); };
+        break;
+      case ElementwiseKind::kSilu:
+        body = [t] { ElementwiseKernel<SiluHooks>(t); };
+        break;
+      case ElementwiseKind::kGeluTanh:
+        body = [t] { ElementwiseKernel<GeluTanhHooks>(t); };
+        break;
+      case ElementwiseKind::kGeluErf:
+        body = [t] { ElementwiseKernel<GeluErfHooks>(t); };
+        break;
     }
     return LaunchPattern(stream, KernelName(args.kind), plan.block_dim, *plan.chip,
                          std::move(body));
@@ -317,10 +343,10 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
                             const void* stream) {
   const int n_in = static_cast<int>(inputs.size());
   if (n_in < 1 || n_in > patterns::kMaxElementwiseInputs || scalar.size() > 4) {
-    return Status(StatusCode::kInvalidArgument,
-                  StrCat(name, ": ", n_in, " inputs and ", scalar.size(),
-                         " scalars; allowed: 1 to ", patterns::kMaxElementwiseInputs,
-                         " inputs, at most 4 scalars"));
+    return Status(
+        StatusCode::kInvalidArgument,
+        StrCat(name, ": ", n_in, " inputs and ", scalar.size(), " scalars; allowed: 1 to ",
+               patterns::kMaxElementwiseInputs, " inputs, at most 4 scalars"));
   }
   OpCheck c = CheckFloat(name, "out", out);
   for (int i = 0; i < n_in && c.ok(); ++i) {

@@ -16,14 +16,14 @@ enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluEr
 
 struct ElementwiseArgs {
   ElementwiseKind kind = ElementwiseKind::kAdd;
-  const char* op = "aclnnAdd";  // the name messages use
+  const char* op = "aclnnAdd";     // the name messages use
   const char* self_name = "self";  // the argument names messages use (GeluV2: x, y)
   const char* out_name = "out";
   TensorRef self;
-  TensorRef other;              // kAdd, kMul
-  double scalar = 0;            // kAdds, kMuls: the scalar operand
+  TensorRef other;                   // kAdd, kMul
+  double scalar = 0;                 // kAdds, kMuls: the scalar operand
   DType scalar_dtype = DType::kF32;  // its dtype (a float scalar does not widen a float tensor)
-  double alpha = 1;             // kAdd, kAdds
+  double alpha = 1;                  // kAdd, kAdds
   TensorRef out;
 };
 
@@ -55,9 +55,8 @@ Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* wo
 // strided or broadcast operands, takes the workspace from the device allocator and enqueues
 // kernel `name` on `stream`. `scalar` (up to 4 values) reaches Hooks::Compute.
 template <class Hooks>
-Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs,
-                      const TensorRef& out, std::vector<float> scalar = {},
-                      const void* stream = nullptr);
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
+                      std::vector<float> scalar = {}, const void* stream = nullptr);
 
 // The untyped half of RunElementwise: `kernel` runs patterns::ElementwiseKernel<Hooks>.
 Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inputs,
@@ -66,17 +65,16 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
                             const void* stream);
 
 template <class Hooks>
-Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs,
-                      const TensorRef& out, std::vector<float> scalar, const void* stream) {
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
+                      std::vector<float> scalar, const void* stream) {
   if (static_cast<int>(inputs.size()) != Hooks::kInputs) {
-    return Status(StatusCode::kInvalidArgument,
-                  StrCat(name, ": ", inputs.size(), " inputs given; the hooks take ",
-                         Hooks::kInputs));
+    return Status(
+        StatusCode::kInvalidArgument,
+        StrCat(name, ": ", inputs.size(), " inputs given; the hooks take ", Hooks::kInputs));
   }
   return RunElementwiseKernel(
       name, inputs, out, Hooks::kTemps, scalar,
-      [](const patterns::ElementwiseTiling& t) { patterns::ElementwiseKernel<Hooks>(t); },
-      stream);
+      [](const patterns::ElementwiseTiling& t) { patterns::ElementwiseKernel<Hooks>(t); }, stream);
 }
 
 }  // namespace aicore::ops

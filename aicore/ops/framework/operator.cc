@@ -62,18 +62,30 @@ OpCheck NullArg(std::string message) { return OpCheck{161001, std::move(message)
 
 const char* OpDTypeName(DType dt) {
   switch (dt) {
-    case DType::kF32: return "FLOAT";
-    case DType::kF16: return "FLOAT16";
-    case DType::kBF16: return "BFLOAT16";
-    case DType::kI8: return "INT8";
-    case DType::kU8: return "UINT8";
-    case DType::kI16: return "INT16";
-    case DType::kU16: return "UINT16";
-    case DType::kI32: return "INT32";
-    case DType::kU32: return "UINT32";
-    case DType::kI64: return "INT64";
-    case DType::kU64: return "UINT64";
-    default: return "UNKNOWN";
+    case DType::kF32:
+      return "FLOAT";
+    case DType::kF16:
+      return "FLOAT16";
+    case DType::kBF16:
+      return "BFLOAT16";
+    case DType::kI8:
+      return "INT8";
+    case DType::kU8:
+      return "UINT8";
+    case DType::kI16:
+      return "INT16";
+    case DType::kU16:
+      return "UINT16";
+    case DType::kI32:
+      return "INT32";
+    case DType::kU32:
+      return "UINT32";
+    case DType::kI64:
+      return "INT64";
+    case DType::kU64:
+      return "UINT64";
+    default:
+      return "UNKNOWN";
   }
 }
 
@@ -127,8 +139,8 @@ Status Staging::Enqueue(
     dense[i] = static_cast<uint8_t*>(workspace) + op.ws_offset;
     slots[i] = DenseRef(dense[i], op.kernel_dtype, op.view.shape);
     if (!op.output && op.view.NumElements() > 0) {
-      Status s = rt::LaunchHostFunc(
-          stream, [dst = slots[i], src = op.view] { CopyView(dst, src); });
+      Status s =
+          rt::LaunchHostFunc(stream, [dst = slots[i], src = op.view] { CopyView(dst, src); });
       if (!s.ok()) return s;
     }
   }
@@ -182,9 +194,7 @@ void StoreFloat(uint8_t* p, DType dt, float v) {
   }
 }
 
-bool IsFloatType(DType dt) {
-  return dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16;
-}
+bool IsFloatType(DType dt) { return dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16; }
 
 }  // namespace
 

@@ -53,8 +53,8 @@ struct OpCheck {
   // Returns the check as an aicore::Status (InvalidArgument with the message when not ok).
   Status ToStatus() const;
 };
-OpCheck Invalid(std::string message);   // 161002
-OpCheck NullArg(std::string message);   // 161001
+OpCheck Invalid(std::string message);  // 161002
+OpCheck NullArg(std::string message);  // 161001
 
 // Returns "ACL_FLOAT"-style names for the op messages: "FLOAT", "FLOAT16", "BFLOAT16", ...
 const char* OpDTypeName(DType dt);
@@ -63,8 +63,8 @@ std::string ShapeString(const std::vector<int64_t>& shape);
 
 // The chip facts plans use.
 struct ChipBudget {
-  uint64_t ub_bytes = 0;   // UB bytes a kernel may allocate per block
-  uint32_t cores = 1;      // vector cores (AIV on split chips, AI Cores on coupled ones)
+  uint64_t ub_bytes = 0;  // UB bytes a kernel may allocate per block
+  uint32_t cores = 1;     // vector cores (AIV on split chips, AI Cores on coupled ones)
 };
 // Returns `chip`'s budget: its UB less a reserve for the pipeline's own flags.
 ChipBudget BudgetOf(const arch::Chip& chip);

@@ -7,8 +7,8 @@
 // - RmsNorm: rstd = 1 / sqrt(sum(x^2) / N + eps); y = x * rstd * gamma.
 #include "aicore/ops/normalization/norm.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "aicore/runtime/stream.h"
@@ -187,9 +187,9 @@ OpCheck CanImplement(const LayerNormArgs& a, const arch::Chip&) {
     return Invalid(StrCat(op, ": normalizedShape ", ShapeString(a.normalized_shape),
                           " is not the trailing dims of input ", ShapeString(a.input.shape)));
   }
-  for (const auto& [what, t] : {std::pair<const char*, const std::optional<TensorRef>*>{
-                                    "weightOptional", &a.weight},
-                                {"biasOptional", &a.bias}}) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const std::optional<TensorRef>*>{"weightOptional", &a.weight},
+        {"biasOptional", &a.bias}}) {
     if (!t->has_value()) continue;
     c = CheckDType(op, what, **t);
     if (!c.ok()) return c;
@@ -211,13 +211,13 @@ OpCheck CanImplement(const LayerNormArgs& a, const arch::Chip&) {
   if (!c.ok()) return c;
   if (a.out.shape != a.input.shape || a.out.dtype != a.input.dtype) {
     return Invalid(StrCat(op, ": out is ", OpDTypeName(a.out.dtype), " ", ShapeString(a.out.shape),
-                          "; it must be input's dtype and shape, ", OpDTypeName(a.input.dtype),
-                          " ", ShapeString(a.input.shape)));
+                          "; it must be input's dtype and shape, ", OpDTypeName(a.input.dtype), " ",
+                          ShapeString(a.input.shape)));
   }
   const std::vector<int64_t> stat = RowStatShape(a.input.shape, k);
-  for (const auto& [what, t] : {std::pair<const char*, const std::optional<TensorRef>*>{
-                                    "meanOutOptional", &a.mean},
-                                {"rstdOutOptional", &a.rstd}}) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const std::optional<TensorRef>*>{"meanOutOptional", &a.mean},
+        {"rstdOutOptional", &a.rstd}}) {
     if (!t->has_value()) continue;
     c = CheckDType(op, what, **t);
     if (!c.ok()) return c;
@@ -242,8 +242,7 @@ NormPlan Plan(const LayerNormArgs& a, const arch::Chip& chip) {
   return p;
 }
 
-Status Launch(const LayerNormArgs& a, const NormPlan& plan, void* workspace,
-              const void* stream) {
+Status Launch(const LayerNormArgs& a, const NormPlan& plan, void* workspace, const void* stream) {
   if (plan.m == 0) return Status();
   if (plan.n == 0) {
     // Documented: mean 0, rstd NaN.
@@ -258,15 +257,16 @@ Status Launch(const LayerNormArgs& a, const NormPlan& plan, void* workspace,
     if (!s.ok()) return s;
     return fill(a.rstd, std::numeric_limits<float>::quiet_NaN());
   }
-  return LaunchNorm<LayerNormHooks>(LayerNormOperands(a, plan.n), plan,
-                                    static_cast<float>(a.eps), "ops_layer_norm", workspace,
-                                    stream);
+  return LaunchNorm<LayerNormHooks>(LayerNormOperands(a, plan.n), plan, static_cast<float>(a.eps),
+                                    "ops_layer_norm", workspace, stream);
 }
 
 OpCheck CanImplement(const RmsNormArgs& a, const arch::Chip&) {
   const char* op = a.op;
   for (const auto& [what, t] : {std::pair<const char*, const TensorRef*>{"x", &a.x},
-                                {"gamma", &a.gamma}, {"yOut", &a.y}, {"rstdOut", &a.rstd}}) {
+                                {"gamma", &a.gamma},
+                                {"yOut", &a.y},
+                                {"rstdOut", &a.rstd}}) {
     OpCheck c = CheckDType(op, what, *t);
     if (!c.ok()) return c;
   }
@@ -279,8 +279,8 @@ OpCheck CanImplement(const RmsNormArgs& a, const arch::Chip&) {
                           "; it must equal x's dtype ", OpDTypeName(a.x.dtype)));
   }
   if (a.rstd.dtype != DType::kF32) {
-    return Invalid(StrCat(op, ": rstdOut has dtype ", OpDTypeName(a.rstd.dtype),
-                          "; it must be FLOAT"));
+    return Invalid(
+        StrCat(op, ": rstdOut has dtype ", OpDTypeName(a.rstd.dtype), "; it must be FLOAT"));
   }
   constexpr int32_t kShapeRule = 561002;
   const size_t r = a.x.shape.size(), k = a.gamma.shape.size();
@@ -289,9 +289,9 @@ OpCheck CanImplement(const RmsNormArgs& a, const arch::Chip&) {
   }
   if (k < 1 || k > r ||
       !std::equal(a.gamma.shape.begin(), a.gamma.shape.end(), a.x.shape.end() - k)) {
-    return OpCheck{kShapeRule, StrCat(op, ": gamma has shape ", ShapeString(a.gamma.shape),
-                                      "; it must be the trailing dims of x ",
-                                      ShapeString(a.x.shape))};
+    return OpCheck{kShapeRule,
+                   StrCat(op, ": gamma has shape ", ShapeString(a.gamma.shape),
+                          "; it must be the trailing dims of x ", ShapeString(a.x.shape))};
   }
   if (a.y.shape != a.x.shape) {
     return OpCheck{kShapeRule, StrCat(op, ": yOut has shape ", ShapeString(a.y.shape),
@@ -323,16 +323,15 @@ NormPlan Plan(const RmsNormArgs& a, const arch::Chip& chip) {
   return p;
 }
 
-Status Launch(const RmsNormArgs& a, const NormPlan& plan, void* workspace,
-              const void* stream) {
+Status Launch(const RmsNormArgs& a, const NormPlan& plan, void* workspace, const void* stream) {
   if (plan.m == 0 || plan.n == 0) return Status();
   NormOperands o;
   o.x = a.x;
   o.param[0] = &a.gamma;
   o.y = a.y;
   o.row_out[0] = &a.rstd;
-  return LaunchNorm<RmsNormHooks>(o, plan, static_cast<float>(a.epsilon), "ops_rms_norm",
-                                  workspace, stream);
+  return LaunchNorm<RmsNormHooks>(o, plan, static_cast<float>(a.epsilon), "ops_rms_norm", workspace,
+                                  stream);
 }
 
 }  // namespace aicore::ops

@@ -20,8 +20,8 @@ struct LayerNormArgs {
   std::optional<TensorRef> weight, bias;  // absent: ones, zeros
   double eps = 1e-5;
   TensorRef out;
-  std::optional<TensorRef> mean, rstd;    // absent: not written
-  uint64_t max_ub_bytes = 0;              // > 0: cap the UB budget (tests)
+  std::optional<TensorRef> mean, rstd;  // absent: not written
+  uint64_t max_ub_bytes = 0;            // > 0: cap the UB budget (tests)
 };
 
 struct RmsNormArgs {
@@ -48,15 +48,13 @@ struct NormPlan {
 OpCheck CanImplement(const LayerNormArgs& args, const arch::Chip& chip);
 NormPlan Plan(const LayerNormArgs& args, const arch::Chip& chip);
 // M == 0 enqueues nothing; N == 0 fills mean with 0 and rstd with NaN.
-Status Launch(const LayerNormArgs& args, const NormPlan& plan, void* workspace,
-              const void* stream);
+Status Launch(const LayerNormArgs& args, const NormPlan& plan, void* workspace, const void* stream);
 
 // RmsNorm: 161002 for a dtype set outside the documented ones (x fp32/fp16/bf16, gamma x's or
 // FLOAT, y x's, rstd FLOAT); 561002 for the shape rules (x rank 1..8, gamma = x's trailing dims,
 // y = x's shape, rstd = x's shape with 1 on the normalized axes).
 OpCheck CanImplement(const RmsNormArgs& args, const arch::Chip& chip);
 NormPlan Plan(const RmsNormArgs& args, const arch::Chip& chip);
-Status Launch(const RmsNormArgs& args, const NormPlan& plan, void* workspace,
-              const void* stream);
+Status Launch(const RmsNormArgs& args, const NormPlan& plan, void* workspace, const void* stream);
 
 }  // namespace aicore::ops

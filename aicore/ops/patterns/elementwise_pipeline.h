@@ -26,10 +26,10 @@ struct ElementwiseTiling {
   DType in_dtype[kMaxElementwiseInputs] = {};
   uint8_t* out = nullptr;
   DType out_dtype = DType::kF32;
-  int64_t total = 0;     // elements
-  int64_t per_block = 0; // elements per block (a multiple of 64), the last block shorter
-  uint32_t tile = 0;     // elements per UB tile (a multiple of 64)
-  float scalar[4] = {};  // the operator's parameters (alpha, ...)
+  int64_t total = 0;      // elements
+  int64_t per_block = 0;  // elements per block (a multiple of 64), the last block shorter
+  uint32_t tile = 0;      // elements per UB tile (a multiple of 64)
+  float scalar[4] = {};   // the operator's parameters (alpha, ...)
 };
 
 // Returns the UB bytes one tile element costs a pattern with `inputs` operands and `temps`

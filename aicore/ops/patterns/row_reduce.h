@@ -1,14 +1,14 @@
 // RowReduce<Hooks>: the kernel of every operator that reduces along the last axis of a dense
 // (rows, cols) tensor and then rewrites the row with the result (softmax, log-softmax, layer and
-// RMS norm). Rows are split over blocks (the last block shorter). Two strategies, chosen by the
-// host plan from the UB budget:
+// RMS norm). Rows are split evenly over blocks (they differ by at most one row). Two strategies,
+// chosen by the host plan from the UB budget:
 // - one pass: rows fit UB; `rows_per_tile` rows come in with one DataCopyPad (rows `pitch`
 //   elements apart in UB), each row is reduced and rewritten in UB, the tile goes back out. Every
 //   element is read from GM once.
 // - online: a row is longer than UB; it is read in `chunk`-column pieces twice: the first pass
 //   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
-//   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's mean for
-//   layer norm), the second applies them chunk by chunk.
+//   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
+//   mean for layer norm), the second applies them chunk by chunk.
 // Both strategies call the same hooks, and the queues are depth 2 (double buffered).
 //
 // A Hooks type provides:
@@ -33,12 +33,13 @@ struct RowReduceTiling {
   DType x_dtype = DType::kF32;
   uint8_t* y = nullptr;
   DType y_dtype = DType::kF32;
-  const uint8_t* param[2] = {};  // per-column vectors of `cols` elements (gamma, beta); null: absent
+  const uint8_t* param[2] =
+      {};  // per-column vectors of `cols` elements (gamma, beta); null: absent
   DType param_dtype[2] = {DType::kF32, DType::kF32};
-  float* row_out[2] = {};        // per-row fp32 results (mean, rstd); null: not wanted
+  float* row_out[2] = {};  // per-row fp32 results (mean, rstd); null: not wanted
   int64_t rows = 0;
   int64_t cols = 0;
-  int64_t rows_per_block = 0;
+  int64_t rows_per_block = 0;  // the most rows a block takes (blocks differ by at most one)
   bool online = false;
   uint32_t chunk = 0;          // columns per UB piece (online), or the UB row pitch (one pass)
   uint32_t rows_per_tile = 1;  // one pass only
@@ -62,9 +63,10 @@ class RowReduce {
  public:
   __aicore__ inline void Init(const RowReduceTiling& t) {
     t_ = t;
-    row0_ = t.rows_per_block * AscendC::GetBlockIdx();
-    rows_ = row0_ >= t.rows ? 0
-                            : (t.rows - row0_ < t.rows_per_block ? t.rows - row0_ : t.rows_per_block);
+    // Balanced: block b takes rows [rows * b / n, rows * (b + 1) / n).
+    const int64_t b = AscendC::GetBlockIdx(), nb = AscendC::GetBlockNum();
+    row0_ = t.rows * b / nb;
+    rows_ = t.rows * (b + 1) / nb - row0_;
     if (rows_ == 0) return;
     const uint32_t width = t.chunk;  // floats per UB row
     const uint32_t tile_floats = width * (t.online ? 1 : t.rows_per_tile);
@@ -97,8 +99,8 @@ class RowReduce {
       for (int64_t r = 0; r < rows_; ++r) ProcessLongRow(r);
     } else {
       for (int64_t r = 0; r < rows_; r += t_.rows_per_tile) {
-        const uint32_t n = static_cast<uint32_t>(
-            rows_ - r < t_.rows_per_tile ? rows_ - r : t_.rows_per_tile);
+        const uint32_t n =
+            static_cast<uint32_t>(rows_ - r < t_.rows_per_tile ? rows_ - r : t_.rows_per_tile);
         CopyInRows(r, n);
         ComputeRows(r, n);
         CopyOutRows(r, n);
@@ -144,7 +146,7 @@ class RowReduce {
     const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
     const uint32_t len = static_cast<uint32_t>(t_.cols) * xs;
     const uint32_t gap = (t_.chunk * xs - (len + 31) / 32 * 32) / 32;  // to the UB pitch
-    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();  // (n, pitch) x_dtype
+    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();          // (n, pitch) x_dtype
     DataCopyPad(ub_x, gm_x_[r * t_.cols * xs],
                 DataCopyExtParams(static_cast<uint16_t>(n), len, 0, gap, 0),
                 DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
@@ -158,7 +160,7 @@ class RowReduce {
     const uint32_t cols = static_cast<uint32_t>(t_.cols);
     const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
-    LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();        // (n, pitch) x_dtype
+    LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();         // (n, pitch) x_dtype
     LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n, pitch) y_dtype
     LocalTensor<float> x_f32 = x_f32_.Get<float>(), y_f32 = y_f32_.Get<float>();
     for (uint32_t i = 0; i < n; ++i) {

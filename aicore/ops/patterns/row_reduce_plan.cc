@@ -3,7 +3,7 @@
 // - One pass when one row fits: rows_per_tile = what the budget holds, capped by the rows of a
 //   block and DataCopyPad's 4095 blocks.
 // - Otherwise online: chunk = the budget for one row, rounded down to 64 elements.
-// - Rows are split evenly over the vector cores.
+// - Rows are split evenly over min(rows, vector cores) blocks.
 #include "aicore/ops/patterns/row_reduce_plan.h"
 
 #include <algorithm>
@@ -16,14 +16,15 @@ RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
   const ChipBudget b = BudgetOf(chip);
   uint64_t budget = b.ub_bytes;
   if (max_ub_bytes > 0) budget = std::min(budget, max_ub_bytes);
-  const int64_t per_block = (rows + b.cores - 1) / b.cores;
+  p.block_dim = static_cast<uint32_t>(std::min<int64_t>(rows, b.cores));
+  const int64_t per_block = (rows + p.block_dim - 1) / p.block_dim;
   p.tiling.rows = rows;
   p.tiling.cols = cols;
   p.tiling.rows_per_block = per_block;
-  p.block_dim = static_cast<uint32_t>((rows + per_block - 1) / per_block);
   const uint64_t pitch = (static_cast<uint64_t>(cols) + 15) / 16 * 16;
-  const uint64_t fixed = 32 + uint64_t{ReduceTmpFloats(static_cast<uint32_t>(
-                                  std::min<uint64_t>(pitch, 1u << 30)))} * 4;
+  const uint64_t fixed =
+      32 +
+      uint64_t{ReduceTmpFloats(static_cast<uint32_t>(std::min<uint64_t>(pitch, 1u << 30)))} * 4;
   const uint64_t one_row = RowReduceBytesPerElement(1) * pitch + fixed;
   if (one_row <= budget) {
     // 4 * (6R + 5) * pitch + fixed <= budget.

@@ -18,8 +18,7 @@ inline bool IsPatternDType(DType dt) {
 // Returns `raw` (bytes of `n` elements of dtype `dt`) as fp32: the same memory when `dt` is F32,
 // else `scratch` after a Cast into it. `scratch` holds at least `n` floats.
 inline AscendC::LocalTensor<float> ToFloat(const AscendC::LocalTensor<uint8_t>& raw, DType dt,
-                                           const AscendC::LocalTensor<float>& scratch,
-                                           uint32_t n) {
+                                           const AscendC::LocalTensor<float>& scratch, uint32_t n) {
   using namespace AscendC;
   if (dt == DType::kF32) return raw.ReinterpretCast<float>();
   if (dt == DType::kF16) {

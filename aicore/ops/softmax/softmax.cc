@@ -76,15 +76,15 @@ TensorRef RowsView(const TensorRef& t, int64_t dim) {
 
 OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip&) {
   const char* op = args.op;
-  for (const auto& [what, t] : {std::pair<const char*, const TensorRef*>{"self", &args.self},
-                                {"out", &args.out}}) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const TensorRef*>{"self", &args.self}, {"out", &args.out}}) {
     if (!patterns::IsPatternDType(t->dtype)) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
                             "; allowed: FLOAT, FLOAT16, BFLOAT16"));
     }
     if (t->Rank() > kMaxRank || (args.log && t->Rank() == 0)) {
-      return Invalid(StrCat(op, ": ", what, " has ", t->Rank(), " dims; allowed: ",
-                            args.log ? 1 : 0, " to ", kMaxRank));
+      return Invalid(StrCat(op, ": ", what, " has ", t->Rank(),
+                            " dims; allowed: ", args.log ? 1 : 0, " to ", kMaxRank));
     }
     if (t->data == nullptr && t->NumElements() > 0) {
       return NullArg(StrCat(op, ": ", what, " has null storage"));
@@ -96,8 +96,8 @@ OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip&) {
   }
   const int64_t r = std::max<int64_t>(args.self.Rank(), 1);
   if (args.dim < -r || args.dim > r - 1) {
-    return Invalid(StrCat(op, ": dim ", args.dim, " is out of range for self of ",
-                          args.self.Rank(), " dims; allowed: [", -r, ", ", r - 1, "]"));
+    return Invalid(StrCat(op, ": dim ", args.dim, " is out of range for self of ", args.self.Rank(),
+                          " dims; allowed: [", -r, ", ", r - 1, "]"));
   }
   return {};
 }
@@ -137,8 +137,8 @@ Status Launch(const SoftmaxArgs& args, const SoftmaxPlan& plan, void* workspace,
     } else {
       body = [t] { patterns::RowReduceKernel<SoftmaxHooks>(t); };
     }
-    return LaunchPattern(stream, args.log ? "ops_log_softmax" : "ops_softmax",
-                         plan.rows.block_dim, *plan.chip, std::move(body));
+    return LaunchPattern(stream, args.log ? "ops_log_softmax" : "ops_softmax", plan.rows.block_dim,
+                         *plan.chip, std::move(body));
   });
 }
 

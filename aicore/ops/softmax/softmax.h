@@ -15,8 +15,8 @@ struct SoftmaxArgs {
   TensorRef self;
   int64_t dim = -1;
   TensorRef out;
-  bool log = false;              // LogSoftmax
-  uint64_t max_ub_bytes = 0;     // > 0: cap the UB budget (tests force the online pass)
+  bool log = false;           // LogSoftmax
+  uint64_t max_ub_bytes = 0;  // > 0: cap the UB budget (tests force the online pass)
 };
 
 struct SoftmaxPlan {

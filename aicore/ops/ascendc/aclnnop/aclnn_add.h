@@ -1,7 +1,8 @@
-// "aclnnop/aclnn_add.h": out = self + alpha * other (broadcast), and the scalar and in-place forms. Implemented in aicore/ops/aclnn/aclnn_ops.cc over the operator library
-// (docs/ops.md). Phase 1 checks and plans, phase 2 runs asynchronously on the stream and consumes
-// the executor unless aclSetAclOpExecutorRepeatable was called. Failures return the documented
-// aclnnStatus with a message in aclGetRecentErrMsg().
+// "aclnnop/aclnn_add.h": out = self + alpha * other (broadcast), and the scalar and in-place forms.
+// Implemented in aicore/ops/aclnn/aclnn_ops.cc over the operator library (docs/ops.md). Phase 1
+// checks and plans, phase 2 runs asynchronously on the stream and consumes the executor unless
+// aclSetAclOpExecutorRepeatable was called. Failures return the documented aclnnStatus with a
+// message in aclGetRecentErrMsg().
 #pragma once
 
 #include "aclnn/aclnn_base.h"
