@@ -2,8 +2,11 @@
 // unchanged against aicore. It runs aclnnSoftmax on a (rows, cols) fp32 tensor and then
 // aclnnLayerNorm over its last dim (with mean and rstd outputs) on one stream, in the two-phase
 // style (aclnnXxxGetWorkspaceSize, then aclnnXxx), and checks both against double precision.
+// Usage: aclnn_softmax_layernorm [rows cols] (default 257 1000); prints the host time of each op.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "acl/acl.h"
@@ -29,8 +32,9 @@ static aclTensor* CreateTensor(const std::vector<int64_t>& shape, void* device) 
                          shape.data(), shape.size(), device);
 }
 
-int main() {
-  const int64_t rows = 257, cols = 1000;
+int main(int argc, char** argv) {
+  const int64_t rows = argc > 2 ? std::atoll(argv[1]) : 257;
+  const int64_t cols = argc > 2 ? std::atoll(argv[2]) : 1000;
   const size_t bytes = rows * cols * sizeof(float);
   CHECK_ACL(aclInit(nullptr));
   CHECK_ACL(aclrtSetDevice(0));
@@ -55,6 +59,7 @@ int main() {
   aclIntArray* normalized_shape = aclCreateIntArray(normalized, 1);
 
   // Softmax over the last dim.
+  const auto t0 = std::chrono::steady_clock::now();
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
   CHECK_ACL(aclnnSoftmaxGetWorkspaceSize(tx, -1, tp, &workspace_size, &executor));
@@ -63,6 +68,8 @@ int main() {
     CHECK_ACL(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST));
   }
   CHECK_ACL(aclnnSoftmax(workspace, workspace_size, executor, stream));
+  CHECK_ACL(aclrtSynchronizeStream(stream));
+  const auto t1 = std::chrono::steady_clock::now();
   // LayerNorm of the softmax output (no weight or bias), queued behind it on the same stream.
   uint64_t ln_workspace_size = 0;
   CHECK_ACL(aclnnLayerNormGetWorkspaceSize(tp, normalized_shape, nullptr, nullptr, 1e-5, ty, tmean,
@@ -73,6 +80,7 @@ int main() {
   }
   CHECK_ACL(aclnnLayerNorm(ln_workspace, ln_workspace_size, executor, stream));
   CHECK_ACL(aclrtSynchronizeStream(stream));
+  const auto t2 = std::chrono::steady_clock::now();
 
   std::vector<float> out(rows * cols), out_mean(rows);
   CHECK_ACL(aclrtMemcpy(out.data(), bytes, y, bytes, ACL_MEMCPY_DEVICE_TO_HOST));
@@ -94,10 +102,14 @@ int main() {
       if (std::fabs(out[r * cols + c] - (sm[c] - mu) * rs) > 2e-3) ++bad;
     }
   }
-  std::printf("aclnn_softmax_layernorm: %lld x %lld, workspace %llu + %llu bytes, check=%s\n",
+  const double ms_softmax = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  const double ms_ln = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  std::printf("aclnn_softmax_layernorm: %lld x %lld, workspace %llu + %llu bytes, check=%s, "
+              "host time softmax %.3f ms (%.2f GB/s), layer_norm %.3f ms (%.2f GB/s)\n",
               static_cast<long long>(rows), static_cast<long long>(cols),
               static_cast<unsigned long long>(workspace_size),
-              static_cast<unsigned long long>(ln_workspace_size), bad == 0 ? "pass" : "FAIL");
+              static_cast<unsigned long long>(ln_workspace_size), bad == 0 ? "pass" : "FAIL",
+              ms_softmax, 2.0 * bytes / (ms_softmax * 1e6), ms_ln, 2.0 * bytes / (ms_ln * 1e6));
 
   aclDestroyTensor(tx);
   aclDestroyTensor(tp);
