@@ -2,7 +2,8 @@
 // unchanged against aicore. It runs aclnnSoftmax on a (rows, cols) fp32 tensor and then
 // aclnnLayerNorm over its last dim (with mean and rstd outputs) on one stream, in the two-phase
 // style (aclnnXxxGetWorkspaceSize, then aclnnXxx), and checks both against double precision.
-// Usage: aclnn_softmax_layernorm [rows cols] (default 257 1000); prints the host time of each op.
+// Usage: aclnn_softmax_layernorm [rows cols] (default 257 1000); prints the host time of each op
+// and the host cost of one 1-element softmax call.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -111,6 +112,23 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(ln_workspace_size), bad == 0 ? "pass" : "FAIL",
               ms_softmax, 2.0 * bytes / (ms_softmax * 1e6), ms_ln, 2.0 * bytes / (ms_ln * 1e6));
 
+  // What a framework pays per op: phase 1 + phase 2 + synchronize for a 1-element softmax.
+  const int64_t one[] = {1};
+  aclTensor* t1x = aclCreateTensor(one, 1, ACL_FLOAT, one, 0, ACL_FORMAT_ND, one, 1, x);
+  aclTensor* t1y = aclCreateTensor(one, 1, ACL_FLOAT, one, 0, ACL_FORMAT_ND, one, 1, p);
+  const int kCalls = 200;
+  const auto o0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCalls; ++i) {
+    uint64_t ws1 = 0;
+    CHECK_ACL(aclnnSoftmaxGetWorkspaceSize(t1x, 0, t1y, &ws1, &executor));
+    CHECK_ACL(aclnnSoftmax(nullptr, 0, executor, stream));
+    CHECK_ACL(aclrtSynchronizeStream(stream));
+  }
+  const auto o1 = std::chrono::steady_clock::now();
+  std::printf("aclnn overhead: %.1f us per 1-element softmax (phase 1 + phase 2 + sync)\n",
+              std::chrono::duration<double, std::micro>(o1 - o0).count() / kCalls);
+  aclDestroyTensor(t1x);
+  aclDestroyTensor(t1y);
   aclDestroyTensor(tx);
   aclDestroyTensor(tp);
   aclDestroyTensor(ty);
