@@ -105,6 +105,23 @@ TEST(NormOpsTest, LayerNormOverTwoTrailingDimsOfATransposedView) {
              "transposed");
 }
 
+TEST(NormOpsTest, LayerNormHalfMeanAndRstdOutputsAreConverted) {
+  // mean / rstd of FLOAT16 (the kernel writes fp32 slots; the scatter converts).
+  const int64_t rows = 9, cols = 70;
+  DeviceTensor x(DType::kF16, rows * cols), y(DType::kF16, rows * cols);
+  DeviceTensor mean(DType::kF16, rows), rstd(DType::kF16, rows);
+  const auto xv = x.Fill(Inputs(rows * cols, 1, 3, 5));
+  TensorRef m = mean.Ref({rows, 1}), r = rstd.Ref({rows, 1});
+  ASSERT_TRUE(LayerNorm(x.Ref({rows, cols}), {cols}, nullptr, nullptr, 1e-5, y.Ref({rows, cols}),
+                        &m, &r)
+                  .ok());
+  testing::Sync();
+  std::vector<double> wm, wr;
+  ref::LayerNormRowsRef(xv, rows, cols, {}, {}, 1e-5, &wm, &wr);
+  ExpectNear(mean.Read(), wm, TolFor(DType::kF16), "mean");
+  ExpectNear(rstd.Read(), wr, TolFor(DType::kF16), "rstd");
+}
+
 TEST(NormOpsTest, LayerNormEmptyAndZeroWidth) {
   DeviceTensor x(DType::kF32, 4), y(DType::kF32, 4), mean(DType::kF32, 4), rstd(DType::kF32, 4);
   TensorRef m = mean.Ref({4, 1}), r = rstd.Ref({4, 1});
