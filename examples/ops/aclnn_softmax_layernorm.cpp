@@ -105,12 +105,13 @@ int main(int argc, char** argv) {
   }
   const double ms_softmax = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double ms_ln = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  std::printf("aclnn_softmax_layernorm: %lld x %lld, workspace %llu + %llu bytes, check=%s, "
-              "host time softmax %.3f ms (%.2f GB/s), layer_norm %.3f ms (%.2f GB/s)\n",
-              static_cast<long long>(rows), static_cast<long long>(cols),
-              static_cast<unsigned long long>(workspace_size),
-              static_cast<unsigned long long>(ln_workspace_size), bad == 0 ? "pass" : "FAIL",
-              ms_softmax, 2.0 * bytes / (ms_softmax * 1e6), ms_ln, 2.0 * bytes / (ms_ln * 1e6));
+  std::printf(
+      "aclnn_softmax_layernorm: %lld x %lld, workspace %llu + %llu bytes, check=%s, "
+      "host time softmax %.3f ms (%.2f GB/s), layer_norm %.3f ms (%.2f GB/s)\n",
+      static_cast<long long>(rows), static_cast<long long>(cols),
+      static_cast<unsigned long long>(workspace_size),
+      static_cast<unsigned long long>(ln_workspace_size), bad == 0 ? "pass" : "FAIL", ms_softmax,
+      2.0 * bytes / (ms_softmax * 1e6), ms_ln, 2.0 * bytes / (ms_ln * 1e6));
 
   // What a framework pays per op: phase 1 + phase 2 + synchronize for a 1-element softmax.
   const int64_t one[] = {1};

@@ -120,6 +120,30 @@ TEST(AclnnOpsTest, RepeatableExecutorWithNewAddresses) {
   aclDestroyTensor(tc);
 }
 
+TEST(AclnnOpsTest, RepeatableInplaceMulFollowsItsNewAddress) {
+  Buf a(50), b(50), other(50);
+  for (int i = 0; i < 50; ++i) {
+    a.f()[i] = 1.0f;
+    b.f()[i] = 2.0f;
+    other.f()[i] = static_cast<float>(i);
+  }
+  aclTensor* ta = Tensor(a, {50});
+  aclTensor* to = Tensor(other, {50});
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  ASSERT_EQ(aclnnInplaceMulGetWorkspaceSize(ta, to, &ws, &e), ACLNN_SUCCESS) << Msg();
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnInplaceMul(nullptr, 0, e, nullptr), ACLNN_SUCCESS) << Msg();
+  ASSERT_EQ(aclSetInputTensorAddr(e, 0, ta, b.p), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnInplaceMul(nullptr, 0, e, nullptr), ACLNN_SUCCESS) << Msg();
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  EXPECT_EQ(a.f()[7], 7.0f);
+  EXPECT_EQ(b.f()[7], 14.0f);
+  EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
+  aclDestroyTensor(ta);
+  aclDestroyTensor(to);
+}
+
 TEST(AclnnOpsTest, MixedDtypeAddBroadcastsAndPromotes) {
   // self f16 (3, 1), other f32 (4,), out f32 (3, 4): promotion to FLOAT.
   Buf s(2), o(4), out(12);

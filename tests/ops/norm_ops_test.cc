@@ -112,9 +112,9 @@ TEST(NormOpsTest, LayerNormHalfMeanAndRstdOutputsAreConverted) {
   DeviceTensor mean(DType::kF16, rows), rstd(DType::kF16, rows);
   const auto xv = x.Fill(Inputs(rows * cols, 1, 3, 5));
   TensorRef m = mean.Ref({rows, 1}), r = rstd.Ref({rows, 1});
-  ASSERT_TRUE(LayerNorm(x.Ref({rows, cols}), {cols}, nullptr, nullptr, 1e-5, y.Ref({rows, cols}),
-                        &m, &r)
-                  .ok());
+  ASSERT_TRUE(
+      LayerNorm(x.Ref({rows, cols}), {cols}, nullptr, nullptr, 1e-5, y.Ref({rows, cols}), &m, &r)
+          .ok());
   testing::Sync();
   std::vector<double> wm, wr;
   ref::LayerNormRowsRef(xv, rows, cols, {}, {}, 1e-5, &wm, &wr);

@@ -223,13 +223,18 @@ aclnnStatus Elementwise(const char* api, ElementwiseKind kind, const aclTensor* 
   }
   if ((s = ToRef(api, a.out_name, out, &a.out)) != ACLNN_SUCCESS) return s;
   if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  a.in_place = in_place;
   return Prepare<ElementwiseArgs>(
       api, a,
       [binary](ElementwiseArgs& x) {
         return binary ? std::vector<TensorRef*>{&x.self, &x.other}
                       : std::vector<TensorRef*>{&x.self};
       },
-      [](ElementwiseArgs& x) { return std::vector<TensorRef*>{&x.out}; }, ws, executor);
+      [in_place](ElementwiseArgs& x) {
+        // selfRef is input 0 and output 0; Launch writes through input 0's address.
+        return std::vector<TensorRef*>{in_place ? nullptr : &x.out};
+      },
+      ws, executor);
 }
 
 aclnnStatus SoftmaxEntry(const char* api, bool log, const aclTensor* self, int64_t dim,

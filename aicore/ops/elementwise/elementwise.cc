@@ -290,9 +290,11 @@ ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
   return p;
 }
 
-Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* workspace,
+Status Launch(const ElementwiseArgs& in_args, const ElementwisePlan& plan, void* workspace,
               const void* stream) {
   if (plan.tiling.total == 0) return Status();
+  ElementwiseArgs args = in_args;
+  if (args.in_place) args.out.data = args.self.data;  // one storage (aclSetInputTensorAddr)
   const int inputs = Inputs(args.kind);
   const std::vector<int64_t>& shape = args.out.shape;
   Staging st;

@@ -25,6 +25,7 @@ struct ElementwiseArgs {
   DType scalar_dtype = DType::kF32;  // its dtype (a float scalar does not widen a float tensor)
   double alpha = 1;                  // kAdd, kAdds
   TensorRef out;
+  bool in_place = false;  // out is self (aclnnInplace*): Launch writes through self's storage
 };
 
 struct ElementwisePlan {
