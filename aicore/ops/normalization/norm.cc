@@ -154,16 +154,14 @@ Status LaunchNorm(const NormOperands& o, const NormPlan& plan, float eps, const 
   });
 }
 
-NormOperands LayerNormOperands(const LayerNormArgs& a, int64_t n) {
+NormOperands LayerNormOperands(const LayerNormArgs& a) {
   NormOperands o;
   o.x = a.input;
   o.y = a.out;
-  // Parameters as flat [N] views when dense, else as given (then staged).
   if (a.weight) o.param[0] = &*a.weight;
   if (a.bias) o.param[1] = &*a.bias;
   if (a.mean) o.row_out[0] = &*a.mean;
   if (a.rstd) o.row_out[1] = &*a.rstd;
-  (void)n;
   return o;
 }
 
@@ -237,7 +235,7 @@ NormPlan Plan(const LayerNormArgs& a, const arch::Chip& chip) {
   p.n = Product(a.input.shape, r - k, r);
   if (p.m > 0 && p.n > 0) {
     p.rows = patterns::PlanRowReduce(p.m, p.n, chip, a.max_ub_bytes);
-    p.workspace_bytes = StageNorm(LayerNormOperands(a, p.n)).WorkspaceBytes();
+    p.workspace_bytes = StageNorm(LayerNormOperands(a)).WorkspaceBytes();
   }
   return p;
 }
@@ -257,7 +255,7 @@ Status Launch(const LayerNormArgs& a, const NormPlan& plan, void* workspace, con
     if (!s.ok()) return s;
     return fill(a.rstd, std::numeric_limits<float>::quiet_NaN());
   }
-  return LaunchNorm<LayerNormHooks>(LayerNormOperands(a, plan.n), plan, static_cast<float>(a.eps),
+  return LaunchNorm<LayerNormHooks>(LayerNormOperands(a), plan, static_cast<float>(a.eps),
                                     "ops_layer_norm", workspace, stream);
 }
 
