@@ -1,0 +1,455 @@
+// The aclnn entry points of the operator library (aclnnop/aclnn_*.h): phase 1 converts the
+// descriptors to TensorRefs (161001 null, 161002 rank above 8 or a dtype without a library
+// dtype), runs the operator's CanImplement (its code and message) and Plan, and leaves an
+// executor whose run re-reads the tensor addresses (aclSet*TensorAddr may replace them) and calls
+// the operator's Launch. Phase 2 is RunExecutor (aclnn/descriptors.h). No exception crosses the C
+// boundary.
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_gelu.h"
+#include "aclnnop/aclnn_gelu_v2.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_mul.h"
+#include "aclnnop/aclnn_rms_norm.h"
+#include "aclnnop/aclnn_silu.h"
+#include "aclnnop/aclnn_softmax.h"
+#include "aicore/ops/aclnn/descriptors.h"
+#include "aicore/ops/ops.h"
+
+namespace aicore::ops {
+namespace {
+
+DType FromAcl(aclDataType dt) {
+  switch (dt) {
+    case ACL_FLOAT:
+      return DType::kF32;
+    case ACL_FLOAT16:
+      return DType::kF16;
+    case ACL_BF16:
+      return DType::kBF16;
+    case ACL_INT8:
+      return DType::kI8;
+    case ACL_UINT8:
+      return DType::kU8;
+    case ACL_INT16:
+      return DType::kI16;
+    case ACL_UINT16:
+      return DType::kU16;
+    case ACL_INT32:
+      return DType::kI32;
+    case ACL_UINT32:
+      return DType::kU32;
+    case ACL_INT64:
+      return DType::kI64;
+    case ACL_UINT64:
+      return DType::kU64;
+    default:
+      return DType::kUnknown;
+  }
+}
+
+// Converts tensor argument `what` of `api`; `t` null is 161001 unless `optional`.
+aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, bool optional,
+                  std::optional<TensorRef>* ref) {
+  if (t == nullptr && optional) {
+    ref->reset();
+    return ACLNN_SUCCESS;
+  }
+  const aclnnStatus s = CheckTensorArg(api, what, t);
+  if (s != ACLNN_SUCCESS) return s;
+  const DType dt = FromAcl(t->dtype);
+  if (dt == DType::kUnknown) {
+    return Report(api, ACLNN_ERR_PARAM_INVALID,
+                  StrCat(what, " has dtype ", AclDataTypeName(t->dtype),
+                         "; allowed: FLOAT, FLOAT16, BFLOAT16"));
+  }
+  TensorRef r;
+  r.data = t->data;
+  r.dtype = dt;
+  r.shape = t->view_dims;
+  r.strides = t->strides;
+  r.offset = t->offset;
+  *ref = std::move(r);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, TensorRef* ref) {
+  std::optional<TensorRef> r;
+  const aclnnStatus s = ToRef(api, what, t, false, &r);
+  if (s == ACLNN_SUCCESS) *ref = *r;
+  return s;
+}
+
+aclnnStatus ToScalar(const char* api, const char* what, const aclScalar* s, double* value,
+                     DType* dtype) {
+  if (s == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, StrCat(what, " is null"));
+  const uint8_t* p = s->value;
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return static_cast<double>(v);
+  };
+  *dtype = DType::kF32;
+  switch (s->dtype) {
+    case ACL_FLOAT:
+      *value = load(float{});
+      break;
+    case ACL_FLOAT16:
+      *value = load(half{});
+      *dtype = DType::kF16;
+      break;
+    case ACL_BF16:
+      *value = load(bfloat16{});
+      *dtype = DType::kBF16;
+      break;
+    case ACL_DOUBLE:
+      *value = load(double{});
+      break;
+    case ACL_INT8:
+      *value = load(int8_t{});
+      break;
+    case ACL_UINT8:
+      *value = load(uint8_t{});
+      break;
+    case ACL_INT16:
+      *value = load(int16_t{});
+      break;
+    case ACL_INT32:
+      *value = load(int32_t{});
+      break;
+    case ACL_INT64:
+      *value = load(int64_t{});
+      break;
+    case ACL_BOOL:
+      *value = p[0] != 0 ? 1.0 : 0.0;
+      break;
+    default:
+      return Report(api, ACLNN_ERR_PARAM_INVALID,
+                    StrCat(what, " has dtype ", AclDataTypeName(s->dtype),
+                           "; allowed: FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, UINT8, INT16, "
+                           "INT32, INT64, BOOL"));
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckOutPointers(const char* api, uint64_t* workspace_size, aclOpExecutor** executor) {
+  if (workspace_size == nullptr) {
+    return Report(api, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null");
+  }
+  if (executor == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "executor is null");
+  return ACLNN_SUCCESS;
+}
+
+// The TensorRefs of an Args an executor rebinds at run time (nullptr: an absent optional).
+template <class Args>
+using Binder = std::function<std::vector<TensorRef*>(Args&)>;
+
+// Phase 1 after the conversions: the checks, the plan, the executor.
+template <class Args>
+aclnnStatus Prepare(const char* api, Args args, Binder<Args> inputs, Binder<Args> outputs,
+                    uint64_t* workspace_size, aclOpExecutor** executor) {
+  try {
+    args.op = api;
+    const arch::Chip& chip = arch::DefaultChip();
+    const OpCheck c = CanImplement(args, chip);
+    if (!c.ok()) {
+      // The operator's messages start with its name; Report adds it again.
+      const std::string prefix = StrCat(api, ": ");
+      const bool named = c.message.rfind(prefix, 0) == 0;
+      return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
+    }
+    auto plan = Plan(args, chip);
+    auto* e = new aclOpExecutor();
+    e->api = api;
+    e->workspace_size = plan.workspace_bytes;
+    for (TensorRef* t : inputs(args)) {
+      e->input_bases.push_back(t ? t->data : nullptr);
+      e->input_byte_offsets.push_back(0);
+    }
+    for (TensorRef* t : outputs(args)) {
+      e->output_bases.push_back(t ? t->data : nullptr);
+      e->output_byte_offsets.push_back(0);
+    }
+    e->run = [args, plan, inputs, outputs](aclOpExecutor& self, void* ws,
+                                           aclrtStream stream) mutable -> Status {
+      Args a = args;
+      std::vector<TensorRef*> in = inputs(a), out = outputs(a);
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i]) in[i]->data = self.input_bases[i];
+      }
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i]) out[i]->data = self.output_bases[i];
+      }
+      return Launch(a, plan, ws, stream);
+    };
+    *workspace_size = plan.workspace_bytes;
+    *executor = AdoptExecutor(e);
+    return ACLNN_SUCCESS;
+  } catch (const Error& e) {
+    return Report(api, ACLNN_ERR_INNER, e.status().ToString());
+  } catch (const std::exception& e) {
+    return Report(api, ACLNN_ERR_INNER, e.what());
+  }
+}
+
+TensorRef* Opt(std::optional<TensorRef>& t) { return t ? &*t : nullptr; }
+
+aclnnStatus Elementwise(const char* api, ElementwiseKind kind, const aclTensor* self,
+                        const aclTensor* other, const aclScalar* scalar, const aclScalar* alpha,
+                        bool needs_alpha, const aclTensor* out, uint64_t* ws,
+                        aclOpExecutor** executor) {
+  ElementwiseArgs a;
+  a.kind = kind;
+  const bool in_place = out == self;
+  const bool xy = std::string(api) == "aclnnGeluV2";
+  a.self_name = in_place ? "selfRef" : xy ? "x" : "self";
+  a.out_name = in_place ? "selfRef" : xy ? "y" : "out";
+  aclnnStatus s = ToRef(api, a.self_name, self, &a.self);
+  if (s != ACLNN_SUCCESS) return s;
+  const bool binary = kind == ElementwiseKind::kAdd || kind == ElementwiseKind::kMul;
+  if (binary && (s = ToRef(api, "other", other, &a.other)) != ACLNN_SUCCESS) return s;
+  if (kind == ElementwiseKind::kAdds || kind == ElementwiseKind::kMuls) {
+    if ((s = ToScalar(api, "other", scalar, &a.scalar, &a.scalar_dtype)) != ACLNN_SUCCESS) {
+      return s;
+    }
+  }
+  if (needs_alpha) {
+    DType alpha_dtype;
+    if ((s = ToScalar(api, "alpha", alpha, &a.alpha, &alpha_dtype)) != ACLNN_SUCCESS) return s;
+  }
+  if ((s = ToRef(api, a.out_name, out, &a.out)) != ACLNN_SUCCESS) return s;
+  if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  a.in_place = in_place;
+  return Prepare<ElementwiseArgs>(
+      api, a,
+      [binary](ElementwiseArgs& x) {
+        return binary ? std::vector<TensorRef*>{&x.self, &x.other}
+                      : std::vector<TensorRef*>{&x.self};
+      },
+      [in_place](ElementwiseArgs& x) {
+        // selfRef is input 0 and output 0; Launch writes through input 0's address.
+        return std::vector<TensorRef*>{in_place ? nullptr : &x.out};
+      },
+      ws, executor);
+}
+
+aclnnStatus SoftmaxEntry(const char* api, bool log, const aclTensor* self, int64_t dim,
+                         const aclTensor* out, uint64_t* ws, aclOpExecutor** executor) {
+  SoftmaxArgs a;
+  a.log = log;
+  a.dim = dim;
+  aclnnStatus s = ToRef(api, "self", self, &a.self);
+  if (s != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "out", out, &a.out)) != ACLNN_SUCCESS) return s;
+  if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  return Prepare<SoftmaxArgs>(
+      api, a, [](SoftmaxArgs& x) { return std::vector<TensorRef*>{&x.self}; },
+      [](SoftmaxArgs& x) { return std::vector<TensorRef*>{&x.out}; }, ws, executor);
+}
+
+}  // namespace
+}  // namespace aicore::ops
+
+using aicore::ops::ElementwiseKind;
+using aicore::ops::RunExecutor;
+
+extern "C" {
+
+aclnnStatus aclnnAddGetWorkspaceSize(const aclTensor* self, const aclTensor* other,
+                                     const aclScalar* alpha, aclTensor* out,
+                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnAdd", ElementwiseKind::kAdd, self, other, nullptr, alpha,
+                                  true, out, workspaceSize, executor);
+}
+aclnnStatus aclnnAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                     aclrtStream stream) {
+  return RunExecutor("aclnnAdd", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnAddsGetWorkspaceSize(const aclTensor* self, const aclScalar* other,
+                                      const aclScalar* alpha, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnAdds", ElementwiseKind::kAdds, self, nullptr, other, alpha,
+                                  true, out, workspaceSize, executor);
+}
+aclnnStatus aclnnAdds(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                      aclrtStream stream) {
+  return RunExecutor("aclnnAdds", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceAddGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* other,
+                                            const aclScalar* alpha, uint64_t* workspaceSize,
+                                            aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnInplaceAdd", ElementwiseKind::kAdd, selfRef, other, nullptr,
+                                  alpha, true, selfRef, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceAdd(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                            aclrtStream stream) {
+  return RunExecutor("aclnnInplaceAdd", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceAddsGetWorkspaceSize(const aclTensor* selfRef, const aclScalar* other,
+                                             const aclScalar* alpha, uint64_t* workspaceSize,
+                                             aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnInplaceAdds", ElementwiseKind::kAdds, selfRef, nullptr,
+                                  other, alpha, true, selfRef, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceAdds(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                             aclrtStream stream) {
+  return RunExecutor("aclnnInplaceAdds", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnMulGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnMul", ElementwiseKind::kMul, self, other, nullptr, nullptr,
+                                  false, out, workspaceSize, executor);
+}
+aclnnStatus aclnnMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                     aclrtStream stream) {
+  return RunExecutor("aclnnMul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnMulsGetWorkspaceSize(const aclTensor* self, const aclScalar* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnMuls", ElementwiseKind::kMuls, self, nullptr, other,
+                                  nullptr, false, out, workspaceSize, executor);
+}
+aclnnStatus aclnnMuls(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                      aclrtStream stream) {
+  return RunExecutor("aclnnMuls", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceMulGetWorkspaceSize(aclTensor* selfRef, const aclTensor* other,
+                                            uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnInplaceMul", ElementwiseKind::kMul, selfRef, other, nullptr,
+                                  nullptr, false, selfRef, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                            aclrtStream stream) {
+  return RunExecutor("aclnnInplaceMul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceMulsGetWorkspaceSize(aclTensor* selfRef, const aclScalar* other,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnInplaceMuls", ElementwiseKind::kMuls, selfRef, nullptr,
+                                  other, nullptr, false, selfRef, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceMuls(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                             aclrtStream stream) {
+  return RunExecutor("aclnnInplaceMuls", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnGeluGetWorkspaceSize(const aclTensor* self, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnGelu", ElementwiseKind::kGeluTanh, self, nullptr, nullptr,
+                                  nullptr, false, out, workspaceSize, executor);
+}
+aclnnStatus aclnnGelu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                      aclrtStream stream) {
+  return RunExecutor("aclnnGelu", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnGeluV2GetWorkspaceSize(const aclTensor* x, int64_t approximate, aclTensor* y,
+                                        uint64_t* workspaceSize, aclOpExecutor** executor) {
+  // Documented: 1 is "tanh"; every other value means "none" (erf), without an error.
+  return aicore::ops::Elementwise(
+      "aclnnGeluV2", approximate == 1 ? ElementwiseKind::kGeluTanh : ElementwiseKind::kGeluErf, x,
+      nullptr, nullptr, nullptr, false, y, workspaceSize, executor);
+}
+aclnnStatus aclnnGeluV2(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                        aclrtStream stream) {
+  return RunExecutor("aclnnGeluV2", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnSiluGetWorkspaceSize(const aclTensor* self, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::Elementwise("aclnnSilu", ElementwiseKind::kSilu, self, nullptr, nullptr,
+                                  nullptr, false, out, workspaceSize, executor);
+}
+aclnnStatus aclnnSilu(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                      aclrtStream stream) {
+  return RunExecutor("aclnnSilu", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                         uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::SoftmaxEntry("aclnnSoftmax", false, self, dim, out, workspaceSize, executor);
+}
+aclnnStatus aclnnSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                         aclrtStream stream) {
+  return RunExecutor("aclnnSoftmax", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnLogSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                            uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::SoftmaxEntry("aclnnLogSoftmax", true, self, dim, out, workspaceSize,
+                                   executor);
+}
+aclnnStatus aclnnLogSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                            aclrtStream stream) {
+  return RunExecutor("aclnnLogSoftmax", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnLayerNormGetWorkspaceSize(
+    const aclTensor* input, const aclIntArray* normalizedShape, const aclTensor* weightOptional,
+    const aclTensor* biasOptional, double eps, aclTensor* out, aclTensor* meanOutOptional,
+    aclTensor* rstdOutOptional, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnLayerNorm";
+  LayerNormArgs a;
+  aclnnStatus s = ToRef(kApi, "input", input, &a.input);
+  if (s != ACLNN_SUCCESS) return s;
+  if (normalizedShape == nullptr) {
+    return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "normalizedShape is null");
+  }
+  a.normalized_shape = normalizedShape->values;
+  if ((s = ToRef(kApi, "weightOptional", weightOptional, true, &a.weight)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "biasOptional", biasOptional, true, &a.bias)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "out", out, &a.out)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "meanOutOptional", meanOutOptional, true, &a.mean)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "rstdOutOptional", rstdOutOptional, true, &a.rstd)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  a.eps = eps;
+  return Prepare<LayerNormArgs>(
+      kApi, a,
+      [](LayerNormArgs& x) {
+        return std::vector<TensorRef*>{&x.input, Opt(x.weight), Opt(x.bias)};
+      },
+      [](LayerNormArgs& x) {
+        return std::vector<TensorRef*>{&x.out, Opt(x.mean), Opt(x.rstd)};
+      },
+      workspaceSize, executor);
+}
+aclnnStatus aclnnLayerNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                           aclrtStream stream) {
+  return RunExecutor("aclnnLayerNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* gamma, double epsilon,
+                                         const aclTensor* yOut, const aclTensor* rstdOut,
+                                         uint64_t* workspaceSize, aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnRmsNorm";
+  RmsNormArgs a;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "x", x, &a.x)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "gamma", gamma, &a.gamma)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "yOut", yOut, &a.y)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "rstdOut", rstdOut, &a.rstd)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  a.epsilon = epsilon;
+  return Prepare<RmsNormArgs>(
+      kApi, a,
+      [](RmsNormArgs& v) {
+        return std::vector<TensorRef*>{&v.x, &v.gamma};
+      },
+      [](RmsNormArgs& v) {
+        return std::vector<TensorRef*>{&v.y, &v.rstd};
+      },
+      workspaceSize, executor);
+}
+aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                         aclrtStream stream) {
+  return RunExecutor("aclnnRmsNorm", workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

@@ -1,0 +1,21 @@
+// "aclnnop/aclnn_softmax.h": softmax along dim (in [-r, r-1], r = max(rank, 1)). Implemented in
+// aicore/ops/aclnn/aclnn_ops.cc over the operator library (docs/ops.md). Phase 1 checks and plans,
+// phase 2 runs asynchronously on the stream and consumes the executor unless
+// aclSetAclOpExecutorRepeatable was called. Failures return the documented aclnnStatus with a
+// message in aclGetRecentErrMsg().
+#pragma once
+
+#include "aclnn/aclnn_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+aclnnStatus aclnnSoftmaxGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                         uint64_t* workspaceSize, aclOpExecutor** executor);
+aclnnStatus aclnnSoftmax(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                         aclrtStream stream);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,396 @@
+// The elementwise operators' hooks, checks, plan and launch.
+// - Checks follow the aclnn docs: 161002 for a dtype outside fp32/fp16/bf16, rank above 8, shapes
+//   that do not broadcast, an out whose shape is not the broadcast shape, Gelu/Silu in/out dtype
+//   or shape mismatch.
+// - Plan: tile = the UB budget / the bytes a tile element costs, rounded down to 64 elements;
+//   blocks get equal 64-element-aligned ranges (at least kMinBlockElements each).
+// - Launch: operands that are not dense (strides, broadcast) are staged (Note [Staging]).
+#include "aicore/ops/elementwise/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "aicore/core/status.h"
+#include "aicore/runtime/device_memory.h"
+#include "aicore/runtime/stream.h"
+
+namespace aicore::ops {
+
+namespace {
+
+using AscendC::LocalTensor;
+using patterns::ElementwiseKernel;
+
+// Fewer elements than this per block cost more in launch overhead than they save.
+constexpr int64_t kMinBlockElements = 4096;
+constexpr int64_t kMaxRank = 8;
+
+struct AddHooks {
+  static constexpr int kInputs = 2;
+  static constexpr int kTemps = 0;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>*, uint32_t n, const float* scalar) {
+    if (scalar[0] == 1.0f) {
+      AscendC::Add(dst, src[0], src[1], n);
+    } else {
+      AscendC::Muls(dst, src[1], scalar[0], n);  // alpha * other
+      AscendC::Add(dst, src[0], dst, n);
+    }
+  }
+};
+
+struct MulHooks {
+  static constexpr int kInputs = 2;
+  static constexpr int kTemps = 0;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>*, uint32_t n, const float*) {
+    AscendC::Mul(dst, src[0], src[1], n);
+  }
+};
+
+// self + scalar[0] (Adds: alpha * other folded on the host) or self * scalar[0].
+struct AddsHooks {
+  static constexpr int kInputs = 1;
+  static constexpr int kTemps = 0;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>*, uint32_t n, const float* scalar) {
+    AscendC::Adds(dst, src[0], scalar[0], n);
+  }
+};
+struct MulsHooks {
+  static constexpr int kInputs = 1;
+  static constexpr int kTemps = 0;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>*, uint32_t n, const float* scalar) {
+    AscendC::Muls(dst, src[0], scalar[0], n);
+  }
+};
+
+// x * sigmoid(x) = x / (1 + exp(-x)).
+struct SiluHooks {
+  static constexpr int kInputs = 1;
+  static constexpr int kTemps = 0;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>*, uint32_t n, const float*) {
+    AscendC::Muls(dst, src[0], -1.0f, n);
+    AscendC::Exp(dst, dst, n);
+    AscendC::Adds(dst, dst, 1.0f, n);
+    AscendC::Div(dst, src[0], dst, n);
+  }
+};
+
+// 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3). For x -> -inf
+// exp overflows to inf and the quotient is -0, the limit.
+struct GeluTanhHooks {
+  static constexpr int kInputs = 1;
+  static constexpr int kTemps = 1;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>* tmp, uint32_t n, const float*) {
+    constexpr float kC = 0.7978845608028654f;  // sqrt(2 / pi)
+    const LocalTensor<float>& x = src[0];
+    const LocalTensor<float>& t = tmp[0];
+    AscendC::Mul(t, x, x, n);
+    AscendC::Muls(t, t, -2.0f * kC * 0.044715f, n);
+    AscendC::Adds(t, t, -2.0f * kC, n);
+    AscendC::Mul(t, t, x, n);  // -2u
+    AscendC::Exp(t, t, n);
+    AscendC::Adds(t, t, 1.0f, n);
+    AscendC::Div(dst, x, t, n);
+  }
+};
+
+// 0.5 x (1 + erf(x / sqrt(2))) = 0.5 (x + |x| - |x| erfc(a)), a = |x| / sqrt(2): no cancellation
+// for negative x (x + |x| is exactly 0 there). erfc(a) = t exp(-a^2 + P(t)), t = 1 / (1 + a/2),
+// the Chebyshev fit of Numerical Recipes' erfcc (relative error < 1.2e-7 for a >= 0).
+struct GeluErfHooks {
+  static constexpr int kInputs = 1;
+  static constexpr int kTemps = 3;
+  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
+                      const LocalTensor<float>* tmp, uint32_t n, const float*) {
+    static constexpr float kP[] = {0.17087277f,  -0.82215223f, 1.48851587f,
+                                   -1.13520398f, 0.27886807f,  -0.18628806f,
+                                   0.09678418f,  0.37409196f,  1.00002368f};
+    const LocalTensor<float>& x = src[0];
+    const LocalTensor<float>& a = tmp[0];
+    const LocalTensor<float>& t = tmp[1];
+    const LocalTensor<float>& p = tmp[2];
+    AscendC::Abs(a, x, n);
+    AscendC::Muls(a, a, 0.7071067811865476f, n);
+    AscendC::Muls(t, a, 0.5f, n);
+    AscendC::Adds(t, t, 1.0f, n);
+    AscendC::Reciprocal(t, t, n);
+    AscendC::Muls(p, t, kP[0], n);
+    for (size_t i = 1; i < sizeof(kP) / sizeof(kP[0]); ++i) {
+      AscendC::Adds(p, p, kP[i], n);
+      AscendC::Mul(p, p, t, n);
+    }
+    AscendC::Adds(p, p, -1.26551223f, n);
+    AscendC::Mul(dst, a, a, n);
+    AscendC::Sub(p, p, dst, n);
+    AscendC::Exp(p, p, n);
+    AscendC::Mul(p, p, t, n);                     // erfc(a)
+    AscendC::Muls(a, a, 1.4142135623730951f, n);  // |x|
+    AscendC::Mul(p, p, a, n);
+    AscendC::Add(dst, x, a, n);
+    AscendC::Sub(dst, dst, p, n);
+    AscendC::Muls(dst, dst, 0.5f, n);
+  }
+};
+
+int Inputs(ElementwiseKind k) {
+  return k == ElementwiseKind::kAdd || k == ElementwiseKind::kMul ? 2 : 1;
+}
+
+int Temps(ElementwiseKind k) {
+  switch (k) {
+    case ElementwiseKind::kGeluTanh:
+      return GeluTanhHooks::kTemps;
+    case ElementwiseKind::kGeluErf:
+      return GeluErfHooks::kTemps;
+    default:
+      return 0;
+  }
+}
+
+const char* KernelName(ElementwiseKind k) {
+  switch (k) {
+    case ElementwiseKind::kAdd:
+      return "ops_add";
+    case ElementwiseKind::kAdds:
+      return "ops_adds";
+    case ElementwiseKind::kMul:
+      return "ops_mul";
+    case ElementwiseKind::kMuls:
+      return "ops_muls";
+    case ElementwiseKind::kSilu:
+      return "ops_silu";
+    case ElementwiseKind::kGeluTanh:
+      return "ops_gelu_tanh";
+    case ElementwiseKind::kGeluErf:
+      return "ops_gelu_erf";
+  }
+  return "ops_elementwise";
+}
+
+OpCheck CheckFloat(const char* op, const char* what, const TensorRef& t) {
+  if (!patterns::IsPatternDType(t.dtype)) {
+    return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t.dtype),
+                          "; allowed: FLOAT, FLOAT16, BFLOAT16"));
+  }
+  if (t.Rank() > kMaxRank) {
+    return Invalid(StrCat(op, ": ", what, " has ", t.Rank(), " dims ", ShapeString(t.shape),
+                          "; at most ", kMaxRank, " are allowed"));
+  }
+  if (t.data == nullptr && t.NumElements() > 0) {
+    return NullArg(
+        StrCat(op, ": ", what, " has no data (null storage) but ", t.NumElements(), " elements"));
+  }
+  return {};
+}
+
+}  // namespace
+
+DType PromoteFloat(DType a, DType b) {
+  if (a == b) return a;
+  return DType::kF32;  // f16+f32, bf16+f32, f16+bf16 -> f32
+}
+
+bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                     std::vector<int64_t>* out) {
+  const size_t r = std::max(a.size(), b.size());
+  out->assign(r, 1);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    (*out)[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
+  const char* op = args.op;
+  OpCheck c = CheckFloat(op, args.self_name, args.self);
+  if (!c.ok()) return c;
+  c = CheckFloat(op, args.out_name, args.out);
+  if (!c.ok()) return c;
+  const bool binary = Inputs(args.kind) == 2;
+  std::vector<int64_t> shape = args.self.shape;
+  if (binary) {
+    c = CheckFloat(op, "other", args.other);
+    if (!c.ok()) return c;
+    if (!BroadcastShapes(args.self.shape, args.other.shape, &shape)) {
+      return Invalid(StrCat(op, ": self ", ShapeString(args.self.shape), " and other ",
+                            ShapeString(args.other.shape),
+                            " do not broadcast (each dim must be equal or 1)"));
+    }
+    if (static_cast<int64_t>(shape.size()) > kMaxRank) {
+      return Invalid(StrCat(op, ": the broadcast shape ", ShapeString(shape), " has more than ",
+                            kMaxRank, " dims"));
+    }
+  }
+  if (args.out.shape != shape) {
+    return Invalid(StrCat(op, ": ", args.out_name, " has shape ", ShapeString(args.out.shape),
+                          "; it must be ", binary ? "the broadcast shape " : "self's shape ",
+                          ShapeString(shape)));
+  }
+  const bool activation = args.kind == ElementwiseKind::kSilu ||
+                          args.kind == ElementwiseKind::kGeluTanh ||
+                          args.kind == ElementwiseKind::kGeluErf;
+  if (activation && args.out.dtype != args.self.dtype) {
+    return Invalid(StrCat(op, ": ", args.out_name, " has dtype ", OpDTypeName(args.out.dtype),
+                          "; it must equal ", args.self_name, "'s dtype ",
+                          OpDTypeName(args.self.dtype)));
+  }
+  return {};
+}
+
+namespace {
+
+// The tile and the split over blocks of `total` elements.
+void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p) {
+  p->chip = &chip;
+  const ChipBudget b = BudgetOf(chip);
+  const uint64_t per_elem = patterns::ElementwiseBytesPerElement(inputs, temps);
+  const uint64_t tile = std::max<uint64_t>(64, b.ub_bytes / per_elem / 64 * 64);
+  int64_t per_block = (total + b.cores - 1) / b.cores;
+  per_block = std::max<int64_t>(kMinBlockElements, (per_block + 63) / 64 * 64);
+  p->block_dim = static_cast<uint32_t>(std::max<int64_t>(1, (total + per_block - 1) / per_block));
+  p->tiling.total = total;
+  p->tiling.per_block = per_block;
+  p->tiling.tile = static_cast<uint32_t>(std::min<uint64_t>(tile, (per_block + 63) / 64 * 64));
+}
+
+}  // namespace
+
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
+  ElementwisePlan p;
+  const int inputs = Inputs(args.kind);
+  PlanSplit(args.out.NumElements(), inputs, Temps(args.kind), chip, &p);
+  p.tiling.out_dtype = args.out.dtype;
+  switch (args.kind) {
+    case ElementwiseKind::kAdd:
+      p.tiling.scalar[0] = static_cast<float>(args.alpha);
+      break;
+    case ElementwiseKind::kAdds:
+      p.tiling.scalar[0] = static_cast<float>(args.alpha * args.scalar);
+      break;
+    case ElementwiseKind::kMuls:
+      p.tiling.scalar[0] = static_cast<float>(args.scalar);
+      break;
+    default:
+      break;
+  }
+  Staging st;
+  const std::vector<int64_t>& shape = args.out.shape;
+  st.AddInput(BroadcastTo(args.self, shape));
+  if (inputs == 2) st.AddInput(BroadcastTo(args.other, shape));
+  st.AddOutput(args.out, args.out.dtype);
+  p.workspace_bytes = st.WorkspaceBytes();
+  return p;
+}
+
+Status Launch(const ElementwiseArgs& in_args, const ElementwisePlan& plan, void* workspace,
+              const void* stream) {
+  if (plan.tiling.total == 0) return Status();
+  ElementwiseArgs args = in_args;
+  if (args.in_place) args.out.data = args.self.data;  // one storage (aclSetInputTensorAddr)
+  const int inputs = Inputs(args.kind);
+  const std::vector<int64_t>& shape = args.out.shape;
+  Staging st;
+  st.AddInput(BroadcastTo(args.self, shape));
+  if (inputs == 2) st.AddInput(BroadcastTo(args.other, shape));
+  st.AddOutput(args.out, args.out.dtype);
+  return st.Enqueue(workspace, stream, [&](const std::vector<uint8_t*>& dense) {
+    patterns::ElementwiseTiling t = plan.tiling;
+    t.in[0] = dense[0];
+    t.in_dtype[0] = args.self.dtype;
+    if (inputs == 2) {
+      t.in[1] = dense[1];
+      t.in_dtype[1] = args.other.dtype;
+    }
+    t.out = dense[inputs];
+    std::function<void()> body;
+    switch (args.kind) {
+      case ElementwiseKind::kAdd:
+        body = [t] { ElementwiseKernel<AddHooks>(t); };
+        break;
+      case ElementwiseKind::kAdds:
+        body = [t] { ElementwiseKernel<AddsHooks>(t); };
+        break;
+      case ElementwiseKind::kMul:
+        body = [t] { ElementwiseKernel<MulHooks>(t); };
+        break;
+      case ElementwiseKind::kMuls:
+        body = [t] { ElementwiseKernel<MulsHooks>(t); };
+        break;
+      case ElementwiseKind::kSilu:
+        body = [t] { ElementwiseKernel<SiluHooks>(t); };
+        break;
+      case ElementwiseKind::kGeluTanh:
+        body = [t] { ElementwiseKernel<GeluTanhHooks>(t); };
+        break;
+      case ElementwiseKind::kGeluErf:
+        body = [t] { ElementwiseKernel<GeluErfHooks>(t); };
+        break;
+    }
+    return LaunchPattern(stream, KernelName(args.kind), plan.block_dim, *plan.chip,
+                         std::move(body));
+  });
+}
+
+Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inputs,
+                            const TensorRef& out, int temps, const std::vector<float>& scalar,
+                            std::function<void(const patterns::ElementwiseTiling&)> kernel,
+                            const void* stream) {
+  const int n_in = static_cast<int>(inputs.size());
+  if (n_in < 1 || n_in > patterns::kMaxElementwiseInputs || scalar.size() > 4) {
+    return Status(
+        StatusCode::kInvalidArgument,
+        StrCat(name, ": ", n_in, " inputs and ", scalar.size(), " scalars; allowed: 1 to ",
+               patterns::kMaxElementwiseInputs, " inputs, at most 4 scalars"));
+  }
+  OpCheck c = CheckFloat(name, "out", out);
+  for (int i = 0; i < n_in && c.ok(); ++i) {
+    const std::string what = StrCat("input ", i);
+    c = CheckFloat(name, what.c_str(), inputs[i]);
+    std::vector<int64_t> shape;
+    if (c.ok() && (!BroadcastShapes(inputs[i].shape, out.shape, &shape) || shape != out.shape)) {
+      c = Invalid(StrCat(name, ": ", what, " ", ShapeString(inputs[i].shape),
+                         " does not broadcast to out's shape ", ShapeString(out.shape)));
+    }
+  }
+  if (!c.ok()) return c.ToStatus();
+  ElementwisePlan p;
+  PlanSplit(out.NumElements(), n_in, temps, arch::DefaultChip(), &p);
+  if (p.tiling.total == 0) return Status();
+  for (size_t i = 0; i < scalar.size(); ++i) p.tiling.scalar[i] = scalar[i];
+  p.tiling.out_dtype = out.dtype;
+  Staging st;
+  for (const TensorRef& t : inputs) st.AddInput(BroadcastTo(t, out.shape));
+  st.AddOutput(out, out.dtype);
+  void* ws = nullptr;
+  if (st.WorkspaceBytes() > 0) {
+    rt::Stream* s = nullptr;
+    Status r = rt::ResolveStream(stream, name, &s);
+    if (!r.ok()) return r;
+    try {
+      ws = rt::DeviceMalloc(st.WorkspaceBytes(), s);
+    } catch (const Error& e) {
+      return e.status();
+    }
+  }
+  Status r = st.Enqueue(ws, stream, [&](const std::vector<uint8_t*>& dense) {
+    patterns::ElementwiseTiling t = p.tiling;
+    for (int i = 0; i < n_in; ++i) {
+      t.in[i] = dense[i];
+      t.in_dtype[i] = inputs[i].dtype;
+    }
+    t.out = dense[n_in];
+    return LaunchPattern(stream, name, p.block_dim, *p.chip, [kernel, t] { kernel(t); });
+  });
+  if (ws != nullptr) rt::DeviceFree(ws);
+  return r;
+}
+
+}  // namespace aicore::ops

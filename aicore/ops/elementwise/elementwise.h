@@ -1,0 +1,81 @@
+// The elementwise operators: Add / Adds (with alpha), Mul / Muls, Silu, Gelu (tanh form) and
+// GeluV2 (erf or tanh), on fp32, fp16 and bf16 views with PyTorch-style promotion and NumPy
+// broadcasting, computed in fp32 by ElementwisePipeline kernels.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "aicore/ops/framework/operator.h"
+#include "aicore/ops/patterns/elementwise_pipeline.h"
+
+namespace aicore::ops {
+
+enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluErf };
+
+struct ElementwiseArgs {
+  ElementwiseKind kind = ElementwiseKind::kAdd;
+  const char* op = "aclnnAdd";     // the name messages use
+  const char* self_name = "self";  // the argument names messages use (GeluV2: x, y)
+  const char* out_name = "out";
+  TensorRef self;
+  TensorRef other;                   // kAdd, kMul
+  double scalar = 0;                 // kAdds, kMuls: the scalar operand
+  DType scalar_dtype = DType::kF32;  // its dtype (a float scalar does not widen a float tensor)
+  double alpha = 1;                  // kAdd, kAdds
+  TensorRef out;
+  bool in_place = false;  // out is self (aclnnInplace*): Launch writes through self's storage
+};
+
+struct ElementwisePlan {
+  patterns::ElementwiseTiling tiling;  // tensor addresses filled at launch
+  uint32_t block_dim = 1;
+  uint64_t workspace_bytes = 0;
+  const arch::Chip* chip = nullptr;
+};
+
+// Returns the dtype `a` (+) `b` promotes to for fp32/fp16/bf16 (fp16 + bf16 -> fp32).
+DType PromoteFloat(DType a, DType b);
+// Returns the NumPy broadcast of two shapes, or an empty optional-like flag `ok` false.
+bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                     std::vector<int64_t>* out);
+
+// Checks dtypes (fp32/fp16/bf16 operands and out), ranks (<= 8), the broadcast and out's shape.
+OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip& chip);
+// Tile from the UB budget, the split over blocks, the staging workspace. Call after
+// CanImplement.
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip);
+// Enqueues the staging copies and the kernel on `stream`; `workspace` holds the plan's bytes.
+// An empty out enqueues nothing.
+Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* workspace,
+              const void* stream);
+
+// Runs a user's ElementwisePipeline hooks as an operator: checks (fp32/fp16/bf16, rank <= 8,
+// every input broadcastable to out's shape), plans from the default chip's UB budget, stages
+// strided or broadcast operands, takes the workspace from the device allocator and enqueues
+// kernel `name` on `stream`. `scalar` (up to 4 values) reaches Hooks::Compute.
+template <class Hooks>
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
+                      std::vector<float> scalar = {}, const void* stream = nullptr);
+
+// The untyped half of RunElementwise: `kernel` runs patterns::ElementwiseKernel<Hooks>.
+Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inputs,
+                            const TensorRef& out, int temps, const std::vector<float>& scalar,
+                            std::function<void(const patterns::ElementwiseTiling&)> kernel,
+                            const void* stream);
+
+template <class Hooks>
+Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
+                      std::vector<float> scalar, const void* stream) {
+  if (static_cast<int>(inputs.size()) != Hooks::kInputs) {
+    return Status(
+        StatusCode::kInvalidArgument,
+        StrCat(name, ": ", inputs.size(), " inputs given; the hooks take ", Hooks::kInputs));
+  }
+  return RunElementwiseKernel(
+      name, inputs, out, Hooks::kTemps, scalar,
+      [](const patterns::ElementwiseTiling& t) { patterns::ElementwiseKernel<Hooks>(t); }, stream);
+}
+
+}  // namespace aicore::ops

@@ -1,0 +1,133 @@
+// The C++ operator functions: one thin layer over each operator's CanImplement, Plan and Launch.
+// The workspace comes from the device allocator on the op's stream and goes back right after the
+// launch is enqueued: the caching allocator hands it out again only to work ordered after it on
+// that stream.
+#include "aicore/ops/ops.h"
+
+#include "aicore/runtime/device_memory.h"
+#include "aicore/runtime/stream.h"
+
+namespace aicore::ops {
+
+namespace {
+
+template <class Args>
+Status RunOp(const Args& args, const void* stream) {
+  const arch::Chip& chip = arch::DefaultChip();
+  const OpCheck c = CanImplement(args, chip);
+  if (!c.ok()) return c.ToStatus();
+  const auto plan = Plan(args, chip);
+  if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
+  rt::Stream* s = nullptr;
+  Status st = rt::ResolveStream(stream, args.op, &s);
+  if (!st.ok()) return st;
+  void* ws = nullptr;
+  try {
+    ws = rt::DeviceMalloc(plan.workspace_bytes, s);
+  } catch (const Error& e) {
+    return e.status();
+  }
+  st = Launch(args, plan, ws, stream);
+  rt::DeviceFree(ws);
+  return st;
+}
+
+ElementwiseArgs Elementwise(ElementwiseKind kind, const char* op, const TensorRef& self,
+                            const TensorRef& out) {
+  ElementwiseArgs a;
+  a.kind = kind;
+  a.op = op;
+  a.self = self;
+  a.out = out;
+  return a;
+}
+
+}  // namespace
+
+Status Run(const ElementwiseArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const SoftmaxArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const LayerNormArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const RmsNormArgs& args, const void* stream) { return RunOp(args, stream); }
+
+Status Add(const TensorRef& self, const TensorRef& other, double alpha, const TensorRef& out,
+           const void* stream) {
+  ElementwiseArgs a = Elementwise(ElementwiseKind::kAdd, "aicore::ops::Add", self, out);
+  a.other = other;
+  a.alpha = alpha;
+  return RunOp(a, stream);
+}
+Status Adds(const TensorRef& self, double other, double alpha, const TensorRef& out,
+            const void* stream) {
+  ElementwiseArgs a = Elementwise(ElementwiseKind::kAdds, "aicore::ops::Adds", self, out);
+  a.scalar = other;
+  a.alpha = alpha;
+  return RunOp(a, stream);
+}
+Status Mul(const TensorRef& self, const TensorRef& other, const TensorRef& out,
+           const void* stream) {
+  ElementwiseArgs a = Elementwise(ElementwiseKind::kMul, "aicore::ops::Mul", self, out);
+  a.other = other;
+  return RunOp(a, stream);
+}
+Status Muls(const TensorRef& self, double other, const TensorRef& out, const void* stream) {
+  ElementwiseArgs a = Elementwise(ElementwiseKind::kMuls, "aicore::ops::Muls", self, out);
+  a.scalar = other;
+  return RunOp(a, stream);
+}
+Status Silu(const TensorRef& self, const TensorRef& out, const void* stream) {
+  return RunOp(Elementwise(ElementwiseKind::kSilu, "aicore::ops::Silu", self, out), stream);
+}
+Status Gelu(const TensorRef& self, const TensorRef& out, const void* stream) {
+  return RunOp(Elementwise(ElementwiseKind::kGeluTanh, "aicore::ops::Gelu", self, out), stream);
+}
+Status GeluV2(const TensorRef& x, int64_t approximate, const TensorRef& y, const void* stream) {
+  return RunOp(
+      Elementwise(approximate == 1 ? ElementwiseKind::kGeluTanh : ElementwiseKind::kGeluErf,
+                  "aicore::ops::GeluV2", x, y),
+      stream);
+}
+Status Softmax(const TensorRef& self, int64_t dim, const TensorRef& out, const void* stream) {
+  SoftmaxArgs a;
+  a.op = "aicore::ops::Softmax";
+  a.self = self;
+  a.dim = dim;
+  a.out = out;
+  return RunOp(a, stream);
+}
+Status LogSoftmax(const TensorRef& self, int64_t dim, const TensorRef& out, const void* stream) {
+  SoftmaxArgs a;
+  a.op = "aicore::ops::LogSoftmax";
+  a.self = self;
+  a.dim = dim;
+  a.out = out;
+  a.log = true;
+  return RunOp(a, stream);
+}
+Status LayerNorm(const TensorRef& input, const std::vector<int64_t>& normalized_shape,
+                 const TensorRef* weight, const TensorRef* bias, double eps, const TensorRef& out,
+                 const TensorRef* mean, const TensorRef* rstd, const void* stream) {
+  LayerNormArgs a;
+  a.op = "aicore::ops::LayerNorm";
+  a.input = input;
+  a.normalized_shape = normalized_shape;
+  if (weight) a.weight = *weight;
+  if (bias) a.bias = *bias;
+  a.eps = eps;
+  a.out = out;
+  if (mean) a.mean = *mean;
+  if (rstd) a.rstd = *rstd;
+  return RunOp(a, stream);
+}
+Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const TensorRef& y,
+               const TensorRef& rstd, const void* stream) {
+  RmsNormArgs a;
+  a.op = "aicore::ops::RmsNorm";
+  a.x = x;
+  a.gamma = gamma;
+  a.epsilon = epsilon;
+  a.y = y;
+  a.rstd = rstd;
+  return RunOp(a, stream);
+}
+
+}  // namespace aicore::ops

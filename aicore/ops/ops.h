@@ -1,0 +1,52 @@
+// The operator library from C++: the aclnn operators as functions on TensorRef views of device
+// memory (aclrtMalloc / rt::DeviceMalloc / GmAlloc memory). Each checks its arguments (an
+// InvalidArgument Status with the same message aclGetRecentErrMsg would give), plans, takes its
+// workspace from the device allocator and enqueues the work on `stream` (nullptr: the default
+// stream) without waiting: synchronize the stream before reading the outputs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aicore/ops/elementwise/elementwise.h"
+#include "aicore/ops/framework/operator.h"
+#include "aicore/ops/normalization/norm.h"
+#include "aicore/ops/softmax/softmax.h"
+
+namespace aicore::ops {
+
+// out = self + alpha * other (broadcast).
+Status Add(const TensorRef& self, const TensorRef& other, double alpha, const TensorRef& out,
+           const void* stream = nullptr);
+// out = self + alpha * other for a scalar other.
+Status Adds(const TensorRef& self, double other, double alpha, const TensorRef& out,
+            const void* stream = nullptr);
+// out = self * other (broadcast).
+Status Mul(const TensorRef& self, const TensorRef& other, const TensorRef& out,
+           const void* stream = nullptr);
+Status Muls(const TensorRef& self, double other, const TensorRef& out,
+            const void* stream = nullptr);
+Status Silu(const TensorRef& self, const TensorRef& out, const void* stream = nullptr);
+// The tanh form.
+Status Gelu(const TensorRef& self, const TensorRef& out, const void* stream = nullptr);
+// approximate 1: tanh form; anything else: erf form (as aclnnGeluV2).
+Status GeluV2(const TensorRef& x, int64_t approximate, const TensorRef& y,
+              const void* stream = nullptr);
+Status Softmax(const TensorRef& self, int64_t dim, const TensorRef& out,
+               const void* stream = nullptr);
+Status LogSoftmax(const TensorRef& self, int64_t dim, const TensorRef& out,
+                  const void* stream = nullptr);
+// weight, bias, mean, rstd: nullptr when absent.
+Status LayerNorm(const TensorRef& input, const std::vector<int64_t>& normalized_shape,
+                 const TensorRef* weight, const TensorRef* bias, double eps, const TensorRef& out,
+                 const TensorRef* mean, const TensorRef* rstd, const void* stream = nullptr);
+Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const TensorRef& y,
+               const TensorRef& rstd, const void* stream = nullptr);
+
+// Runs any operator's Arguments through CanImplement, Plan and Launch on the default chip.
+Status Run(const ElementwiseArgs& args, const void* stream = nullptr);
+Status Run(const SoftmaxArgs& args, const void* stream = nullptr);
+Status Run(const LayerNormArgs& args, const void* stream = nullptr);
+Status Run(const RmsNormArgs& args, const void* stream = nullptr);
+
+}  // namespace aicore::ops

@@ -1,0 +1,254 @@
+// RowReduce<Hooks>: the kernel of every operator that reduces along the last axis of a dense
+// (rows, cols) tensor and then rewrites the row with the result (softmax, log-softmax, layer and
+// RMS norm). Rows are split evenly over blocks (they differ by at most one row). Two strategies,
+// chosen by the host plan from the UB budget:
+// - one pass: rows fit UB; `rows_per_tile` rows come in with one DataCopyPad (rows `pitch`
+//   elements apart in UB), each row is reduced and rewritten in UB, the tile goes back out. Every
+//   element is read from GM once.
+// - online: a row is longer than UB; it is read in `chunk`-column pieces twice: the first pass
+//   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
+//   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
+//   mean for layer norm), the second applies them chunk by chunk.
+// Both strategies call the same hooks, and the queues are depth 2 (double buffered).
+//
+// A Hooks type provides:
+//   struct Stats;  // value-initialised per row
+//   static void Accumulate(Stats&, const RowScratch&, const LocalTensor<float>& x, uint32_t n);
+//   static void Finish(Stats&, const RowReduceTiling&);   // after the row's last chunk
+//   static void Apply(const Stats&, const RowScratch&, const LocalTensor<float>& dst,
+//                     const LocalTensor<float>& x, const LocalTensor<float>* param, uint32_t n,
+//                     const RowReduceTiling&);            // param[i]: this chunk's columns
+//   static void RowOutputs(const Stats&, float* values);  // kRowOutputs values per row
+//   static constexpr int kRowOutputs;                     // 0..2 (mean, rstd, ...)
+#pragma once
+
+#include <cstdint>
+
+#include "aicore/ops/patterns/ub_cast.h"
+
+namespace aicore::ops::patterns {
+
+struct RowReduceTiling {
+  const uint8_t* x = nullptr;
+  DType x_dtype = DType::kF32;
+  uint8_t* y = nullptr;
+  DType y_dtype = DType::kF32;
+  const uint8_t* param[2] =
+      {};  // per-column vectors of `cols` elements (gamma, beta); null: absent
+  DType param_dtype[2] = {DType::kF32, DType::kF32};
+  float* row_out[2] = {};  // per-row fp32 results (mean, rstd); null: not wanted
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t rows_per_block = 0;  // the most rows a block takes (blocks differ by at most one)
+  bool online = false;
+  uint32_t chunk = 0;          // columns per UB piece (online), or the UB row pitch (one pass)
+  uint32_t rows_per_tile = 1;  // one pass only
+  float eps = 0;
+};
+
+// Scratch the hooks may use: `tmp` holds `chunk` floats; `result` 8; `reduce_tmp` what
+// ReduceToScalar needs for `chunk` floats.
+struct RowScratch {
+  AscendC::LocalTensor<float> tmp, result, reduce_tmp;
+};
+
+// Returns the UB bytes one element of a tile costs (queue slots in and out sized for fp32, the
+// fp32 conversions, the scratch row and two parameter rows with their raw copies).
+constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile) {
+  return 4u * (6u * rows_per_tile + 1u + 4u);
+}
+
+template <class Hooks>
+class RowReduce {
+ public:
+  __aicore__ inline void Init(const RowReduceTiling& t) {
+    t_ = t;
+    // Balanced: block b takes rows [rows * b / n, rows * (b + 1) / n).
+    const int64_t b = AscendC::GetBlockIdx(), nb = AscendC::GetBlockNum();
+    row0_ = t.rows * b / nb;
+    rows_ = t.rows * (b + 1) / nb - row0_;
+    if (rows_ == 0) return;
+    const uint32_t width = t.chunk;  // floats per UB row
+    const uint32_t tile_floats = width * (t.online ? 1 : t.rows_per_tile);
+    const uint64_t xs = DTypeSize(t.x_dtype), ys = DTypeSize(t.y_dtype);
+    gm_x_.SetGlobalBuffer(const_cast<uint8_t*>(t.x) + row0_ * t.cols * xs, rows_ * t.cols * xs);
+    gm_y_.SetGlobalBuffer(t.y + row0_ * t.cols * ys, rows_ * t.cols * ys);
+    pipe_.InitBuffer(in_q_, 2, tile_floats * 4);
+    pipe_.InitBuffer(out_q_, 2, tile_floats * 4);
+    pipe_.InitBuffer(x_f32_, tile_floats * 4);
+    pipe_.InitBuffer(y_f32_, tile_floats * 4);
+    pipe_.InitBuffer(tmp_, width * 4);
+    pipe_.InitBuffer(result_, 32);
+    pipe_.InitBuffer(reduce_tmp_, ReduceTmpFloats(width) * 4);
+    for (int i = 0; i < 2; ++i) {
+      if (t.param[i] == nullptr) continue;
+      const uint64_t ps = DTypeSize(t.param_dtype[i]);
+      gm_param_[i].SetGlobalBuffer(const_cast<uint8_t*>(t.param[i]), t.cols * ps);
+      pipe_.InitBuffer(param_raw_[i], width * 4);
+      pipe_.InitBuffer(param_f32_[i], width * 4);
+    }
+    scratch_.tmp = tmp_.Get<float>();
+    scratch_.result = result_.Get<float>();
+    scratch_.reduce_tmp = reduce_tmp_.Get<float>();
+    if (!t.online) LoadParams(0, static_cast<uint32_t>(t.cols));
+  }
+
+  __aicore__ inline void Process() {
+    if (rows_ == 0) return;
+    if (t_.online) {
+      for (int64_t r = 0; r < rows_; ++r) ProcessLongRow(r);
+    } else {
+      for (int64_t r = 0; r < rows_; r += t_.rows_per_tile) {
+        const uint32_t n =
+            static_cast<uint32_t>(rows_ - r < t_.rows_per_tile ? rows_ - r : t_.rows_per_tile);
+        CopyInRows(r, n);
+        ComputeRows(r, n);
+        CopyOutRows(r, n);
+      }
+    }
+  }
+
+ private:
+  // Loads columns [col, col + n) of the parameter vectors into param_f32_ (MTE2 -> V synced;
+  // the previous chunk's readers finish first).
+  __aicore__ inline void LoadParams(int64_t col, uint32_t n) {
+    using namespace AscendC;
+    for (int i = 0; i < 2; ++i) {
+      if (t_.param[i] == nullptr) continue;
+      SetFlag<HardEvent::V_MTE2>(EVENT_ID1);
+      WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+      const uint32_t ps = static_cast<uint32_t>(DTypeSize(t_.param_dtype[i]));
+      LocalTensor<uint8_t> raw = param_raw_[i].Get<uint8_t>();
+      DataCopyPad(raw, gm_param_[i][col * ps], DataCopyExtParams(1, n * ps, 0, 0, 0),
+                  DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+      SetFlag<HardEvent::MTE2_V>(EVENT_ID1);
+      WaitFlag<HardEvent::MTE2_V>(EVENT_ID1);
+      param_[i] = ToFloat(raw, t_.param_dtype[i], param_f32_[i].Get<float>(), n);
+    }
+  }
+
+  __aicore__ inline void WriteRowOutputs(int64_t row, const typename Hooks::Stats& s) {
+    if constexpr (Hooks::kRowOutputs > 0) {
+      float v[Hooks::kRowOutputs];
+      Hooks::RowOutputs(s, v);
+      for (int i = 0; i < Hooks::kRowOutputs; ++i) {
+        if (t_.row_out[i] == nullptr) continue;
+        AscendC::GlobalTensor<float> g;
+        g.SetGlobalBuffer(t_.row_out[i] + row0_ + row, 1);
+        g.SetValue(0, v[i]);
+      }
+    }
+  }
+
+  // One pass: rows [r, r + n) of this block.
+  __aicore__ inline void CopyInRows(int64_t r, uint32_t n) {
+    using namespace AscendC;
+    const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
+    const uint32_t len = static_cast<uint32_t>(t_.cols) * xs;
+    const uint32_t gap = (t_.chunk * xs - (len + 31) / 32 * 32) / 32;  // to the UB pitch
+    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();          // (n, pitch) x_dtype
+    DataCopyPad(ub_x, gm_x_[r * t_.cols * xs],
+                DataCopyExtParams(static_cast<uint16_t>(n), len, 0, gap, 0),
+                DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+    in_q_.EnQue(ub_x);
+  }
+
+  // Converts and rewrites row by row (a row's UB padding is never computed on).
+  __aicore__ inline void ComputeRows(int64_t r, uint32_t n) {
+    using namespace AscendC;
+    const uint32_t pitch = t_.chunk;
+    const uint32_t cols = static_cast<uint32_t>(t_.cols);
+    const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
+    const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
+    LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();         // (n, pitch) x_dtype
+    LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n, pitch) y_dtype
+    LocalTensor<float> x_f32 = x_f32_.Get<float>(), y_f32 = y_f32_.Get<float>();
+    for (uint32_t i = 0; i < n; ++i) {
+      LocalTensor<uint8_t> ub_y_row = ub_y[i * pitch * ys];
+      LocalTensor<float> x = ToFloat(ub_x[i * pitch * xs], t_.x_dtype, x_f32[i * pitch], cols);
+      LocalTensor<float> y = FloatView(ub_y_row, t_.y_dtype, y_f32[i * pitch]);
+      typename Hooks::Stats s{};
+      Hooks::Accumulate(s, scratch_, x, cols);
+      Hooks::Finish(s, t_);
+      Hooks::Apply(s, scratch_, y, x, param_, cols, t_);
+      FromFloat(ub_y_row, t_.y_dtype, y, cols);
+      WriteRowOutputs(r + i, s);
+    }
+    out_q_.EnQue(ub_y);
+    in_q_.FreeTensor(ub_x);
+  }
+
+  __aicore__ inline void CopyOutRows(int64_t r, uint32_t n) {
+    using namespace AscendC;
+    const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
+    const uint32_t len = static_cast<uint32_t>(t_.cols) * ys;
+    const uint32_t gap = (t_.chunk * ys - (len + 31) / 32 * 32) / 32;
+    LocalTensor<uint8_t> ub_y = out_q_.DeQue<uint8_t>();
+    DataCopyPad(gm_y_[r * t_.cols * ys], ub_y,
+                DataCopyExtParams(static_cast<uint16_t>(n), len, gap, 0, 0));
+    out_q_.FreeTensor(ub_y);
+  }
+
+  // Online: row r of this block, in chunks, twice.
+  __aicore__ inline void ProcessLongRow(int64_t r) {
+    using namespace AscendC;
+    const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
+    const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
+    const uint64_t x_row = r * t_.cols * xs, y_row = r * t_.cols * ys;
+    typename Hooks::Stats s{};
+    for (int64_t c = 0; c < t_.cols; c += t_.chunk) {
+      const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
+      CopyInChunk(x_row + c * xs, n * xs);
+      LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
+      Hooks::Accumulate(s, scratch_, ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n), n);
+      in_q_.FreeTensor(ub_x);
+    }
+    Hooks::Finish(s, t_);
+    for (int64_t c = 0; c < t_.cols; c += t_.chunk) {
+      const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
+      CopyInChunk(x_row + c * xs, n * xs);
+      LoadParams(c, n);
+      LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
+      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n);
+      LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n,) y_dtype
+      LocalTensor<float> y = FloatView(ub_y, t_.y_dtype, y_f32_.Get<float>());
+      Hooks::Apply(s, scratch_, y, x, param_, n, t_);
+      FromFloat(ub_y, t_.y_dtype, y, n);
+      out_q_.EnQue(ub_y);
+      in_q_.FreeTensor(ub_x);
+      ub_y = out_q_.DeQue<uint8_t>();
+      DataCopyPad(gm_y_[y_row + c * ys], ub_y, DataCopyExtParams(1, n * ys, 0, 0, 0));
+      out_q_.FreeTensor(ub_y);
+    }
+    WriteRowOutputs(r, s);
+  }
+
+  __aicore__ inline void CopyInChunk(uint64_t byte_offset, uint32_t bytes) {
+    using namespace AscendC;
+    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();  // (n,) x_dtype
+    DataCopyPad(ub_x, gm_x_[byte_offset], DataCopyExtParams(1, bytes, 0, 0, 0),
+                DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+    in_q_.EnQue(ub_x);
+  }
+
+  RowReduceTiling t_;
+  int64_t row0_ = 0, rows_ = 0;
+  AscendC::TPipe pipe_;
+  AscendC::TQue<AscendC::QuePosition::VECIN, 2> in_q_;
+  AscendC::TQue<AscendC::QuePosition::VECOUT, 2> out_q_;
+  AscendC::TBuf<AscendC::QuePosition::VECCALC> x_f32_, y_f32_, tmp_, result_, reduce_tmp_;
+  AscendC::TBuf<AscendC::QuePosition::VECCALC> param_raw_[2], param_f32_[2];
+  AscendC::LocalTensor<float> param_[2];
+  RowScratch scratch_;
+  AscendC::GlobalTensor<uint8_t> gm_x_, gm_y_, gm_param_[2];
+};
+
+// The kernel: one RowReduce per block.
+template <class Hooks>
+__aicore__ inline void RowReduceKernel(const RowReduceTiling& t) {
+  RowReduce<Hooks> op;
+  op.Init(t);
+  op.Process();
+}
+
+}  // namespace aicore::ops::patterns

@@ -1,0 +1,36 @@
+// Softmax and LogSoftmax along one dim (negative dims count from the end) of fp32, fp16 and bf16
+// views of rank 0..8, computed in fp32 by RowReduce kernels (one pass, or the online pass with a
+// running max and rescaled sum for rows longer than UB).
+#pragma once
+
+#include <cstdint>
+
+#include "aicore/ops/framework/operator.h"
+#include "aicore/ops/patterns/row_reduce_plan.h"
+
+namespace aicore::ops {
+
+struct SoftmaxArgs {
+  const char* op = "aclnnSoftmax";
+  TensorRef self;
+  int64_t dim = -1;
+  TensorRef out;
+  bool log = false;           // LogSoftmax
+  uint64_t max_ub_bytes = 0;  // > 0: cap the UB budget (tests force the online pass)
+};
+
+struct SoftmaxPlan {
+  patterns::RowReducePlan rows;
+  int64_t dim = 0;  // normalized to [0, rank)
+  uint64_t workspace_bytes = 0;
+  const arch::Chip* chip = nullptr;
+};
+
+// Checks dtypes (fp32/fp16/bf16 self and out; they may differ: the result is cast to out),
+// rank (<= 8; LogSoftmax >= 1), out's shape == self's, dim in [-r, r-1] with r = max(rank, 1).
+OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip& chip);
+SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip);
+Status Launch(const SoftmaxArgs& args, const SoftmaxPlan& plan, void* workspace,
+              const void* stream);
+
+}  // namespace aicore::ops
