@@ -4,6 +4,8 @@
 // that stream.
 #include "aicore/ops/ops.h"
 
+#include <memory>
+
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
 
@@ -18,12 +20,12 @@ Status RunOp(const Args& args, const void* stream) {
   if (!c.ok()) return c.ToStatus();
   const auto plan = Plan(args, chip);
   if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
-  rt::Stream* s = nullptr;
+  std::shared_ptr<rt::Stream> s;
   Status st = rt::ResolveStream(stream, args.op, &s);
   if (!st.ok()) return st;
   void* ws = nullptr;
   try {
-    ws = rt::DeviceMalloc(plan.workspace_bytes, s);
+    ws = rt::DeviceMalloc(plan.workspace_bytes, s.get());
   } catch (const Error& e) {
     return e.status();
   }

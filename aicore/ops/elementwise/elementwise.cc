@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "aicore/core/status.h"
 #include "aicore/runtime/device_memory.h"
@@ -371,11 +372,11 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
   st.AddOutput(out, out.dtype);
   void* ws = nullptr;
   if (st.WorkspaceBytes() > 0) {
-    rt::Stream* s = nullptr;
+    std::shared_ptr<rt::Stream> s;
     Status r = rt::ResolveStream(stream, name, &s);
     if (!r.ok()) return r;
     try {
-      ws = rt::DeviceMalloc(st.WorkspaceBytes(), s);
+      ws = rt::DeviceMalloc(st.WorkspaceBytes(), s.get());
     } catch (const Error& e) {
       return e.status();
     }
