@@ -1,7 +1,6 @@
 // The C++ operator functions: one thin layer over each operator's CanImplement, Plan and Launch.
-// The workspace comes from the device allocator on the op's stream and goes back right after the
-// launch is enqueued: the caching allocator hands it out again only to work ordered after it on
-// that stream.
+// The workspace comes from the device allocator on the op's stream and goes back once the stream
+// has run the launch (FreeWorkspaceAfter).
 #include "aicore/ops/ops.h"
 
 #include <memory>
@@ -30,7 +29,7 @@ Status RunOp(const Args& args, const void* stream) {
     return e.status();
   }
   st = Launch(args, plan, ws, stream);
-  rt::DeviceFree(ws);
+  FreeWorkspaceAfter(stream, ws);
   return st;
 }
 

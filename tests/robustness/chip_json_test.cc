@@ -208,7 +208,7 @@ TEST(ChipJsonTest, CliReportsBadFilesAndExitsOne) {
   const std::string path = WriteFile("eight_chip.json", j.dump());
   Outcome r = Shell(cli + " chips " + path);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("aicore: InvalidArgument: chip description " + path +
+  EXPECT_THAT(r.output, HasSubstr("aicore chips: InvalidArgument: chip description " + path +
                                   ": event_ids is \"eight\"; allowed: an integer in [1, 32]"));
   r = Shell("AICORE_CHIP=" + path + " " + cli + " info");
   EXPECT_EQ(r.exit_code, 1) << r.output;

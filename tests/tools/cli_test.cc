@@ -200,7 +200,7 @@ TEST(CliDebugLog, LogsSuspensionsWithWhatTheBlockWaitsOn) {
   EXPECT_THAT(r.output, HasSubstr("blockDim 48, mode AIV only"));
   EXPECT_THAT(r.output, HasSubstr("1 worker thread, "));
   EXPECT_THAT(r.output, HasSubstr("worker 0 suspends block AIV 0 of multicore_syncall: SyncAll at "
-                                  "line "));
+                                  "multicore_syncall.cpp:"));
   EXPECT_THAT(r.output, HasSubstr("worker 0 resumes block AIV 0 of multicore_syncall"));
   EXPECT_THAT(r.output, HasSubstr("launch multicore_syncall finished: ok, 47 block suspensions"));
 }

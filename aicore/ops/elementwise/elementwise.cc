@@ -390,7 +390,7 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
     t.out = dense[n_in];
     return LaunchPattern(stream, name, p.block_dim, *p.chip, [kernel, t] { kernel(t); });
   });
-  if (ws != nullptr) rt::DeviceFree(ws);
+  FreeWorkspaceAfter(stream, ws);
   return r;
 }
 

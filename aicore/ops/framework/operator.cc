@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
 
 namespace aicore::ops {
@@ -259,6 +260,13 @@ Status LaunchPattern(const void* stream, const std::string& name, uint32_t block
   options.mode = KernelMode::kAiv;
   options.chip = &chip;
   return rt::LaunchKernelAsync(stream, name, block_dim, options, std::move(body));
+}
+
+void FreeWorkspaceAfter(const void* stream, void* workspace) {
+  if (workspace == nullptr) return;
+  if (!rt::LaunchHostFunc(stream, [workspace] { rt::DeviceFree(workspace); }).ok()) {
+    rt::DeviceFree(workspace);
+  }
 }
 
 }  // namespace aicore::ops

@@ -110,6 +110,11 @@ TensorRef BroadcastTo(const TensorRef& view, const std::vector<int64_t>& shape);
 // Returns `view` with dim `dim` (in [0, rank)) moved to the end.
 TensorRef MoveDimToEnd(const TensorRef& view, int64_t dim);
 
+// Returns `workspace` (from rt::DeviceMalloc) to the device allocator once `stream` has run the
+// work enqueued so far, so the kernels using it still find it live in the GM registry (Note [GM
+// extents] marks a block freed at DeviceFree). Frees it at once if the stream cannot take it.
+void FreeWorkspaceAfter(const void* stream, void* workspace);
+
 // Enqueues `body` as AIV kernel `name` on `block_dim` blocks of `chip` (which must outlive the
 // launch; presets from arch::DefaultChip() do) on `stream`.
 Status LaunchPattern(const void* stream, const std::string& name, uint32_t block_dim,
