@@ -38,6 +38,7 @@
 #include "aicore/kernel/tiling/tiling_macros.h"
 #include "aicore/kernel/types.h"
 #include "aicore/kernel/utils/scalar.h"
+#include "aicore/kernel/utils/type_traits.h"
 #include "aicore/kernel/vector/axpy.h"
 #include "aicore/kernel/vector/brcb.h"
 #include "aicore/kernel/vector/cast.h"

@@ -62,6 +62,10 @@ std::string AssertMessage(const char* fmt, Args&&... args) {
 #define ASSERT(expr) assert(expr)
 #endif
 
+// ascendc_assert(expr[, fmt, args...]): the documented other name of the message assert
+// (utils/debug/asc_assert.h).
+#define ascendc_assert(...) assert(__VA_ARGS__)
+
 // ASCENDC_ASSERT(expr, { action; }): runs the action (typically a KERNEL_LOG) and fails the kernel
 // when expr is false. Active in every aicore build, as in CANN's CPU mode.
 #define ASCENDC_ASSERT(expr, ...)                                                            \

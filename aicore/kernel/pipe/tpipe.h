@@ -467,3 +467,6 @@ class TPipe {
 TPipe* GetTPipePtr();
 
 }  // namespace AscendC
+
+// CANN's kernels call GetTPipePtr() unqualified, outside namespace AscendC.
+using AscendC::GetTPipePtr;

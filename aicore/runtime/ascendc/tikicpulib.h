@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "aicore/kernel/ascendc/securec.h"  // memcpy_s, memset_s, as CANN host programs expect
 #include "aicore/kernel/sys.h"
 #include "aicore/kernel/tiling/tiling_macros.h"
 #include "aicore/kernel/types.h"

@@ -257,3 +257,18 @@ void CheckNoOverlap(const char* api, const LocalTensor<T>& dst, uint32_t dst_n,
 LocalTensor<uint8_t> PopStackBuffer(const char* api, detail::SrcLoc loc);
 
 }  // namespace AscendC::lib
+
+namespace AscendC {
+
+// The documented PopStackBuffer<T, pos>(buffer): sets `buffer` to the UB after the live TPipe's
+// buffers (what the high-level APIs without sharedTmpBuffer use) and returns true; fails when no
+// TPipe is live.
+template <typename T, TPosition pos>
+bool PopStackBuffer(LocalTensor<T>& buffer, detail::SrcLoc loc = detail::SrcLoc::current()) {
+  static_assert(pos == TPosition::LCM || pos == TPosition::VECCALC,
+                "PopStackBuffer: the stack buffer is in UB (TPosition::LCM)");
+  buffer = lib::PopStackBuffer("PopStackBuffer", loc).template ReinterpretCast<T>();
+  return true;
+}
+
+}  // namespace AscendC

@@ -9,3 +9,9 @@
 #include "aicore/runtime/tiling/platform_ascendc.h"
 #include "aicore/runtime/tiling/softmax_tiling.h"
 #include "aicore/runtime/tiling/tensor_shape.h"
+
+// CANN's tiling_api.h brings the tiling-data macros (BEGIN_TILING_DATA_DEF ...) that .asc samples
+// use beside it; they belong to the ops layer, present in every install.
+#if __has_include("register/tilingdata_base.h")
+#include "register/tilingdata_base.h"
+#endif
