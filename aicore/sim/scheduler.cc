@@ -536,11 +536,15 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
   {
     std::lock_guard<std::mutex> lk(L->mu);
     if (ready(L->shared)) return;
+    // A launch that is already aborting cancels the block now: a worker skips fibers whose
+    // checked_epoch is current, so one suspended here would wait for an epoch that never comes.
+    if (L->aborting && !(hold && hold(L->shared))) b->cancelled = true;
     b->checked_epoch = L->epoch;
     b->ready = ready;
     b->describe = describe;
     b->hold = hold;
   }
+  if (b->cancelled) throw BlockCancelled{};
   Fiber::Suspend();
   // The worker resumes us on the same thread; restore what it cleared.
   if (b->cancelled) throw BlockCancelled{};

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace aicore::sim {
@@ -102,6 +104,24 @@ TEST_P(SchedulerTest, AnErrorWhileOthersWaitReportsTheErrorNotTheDeadlock) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(st.message(), HasSubstr("AIV 3: Add: boom"));
+}
+
+// Regression: a block that reaches a wait after the launch started aborting (and after the other
+// worker left) is cancelled at once; it used to suspend and wait forever for a new epoch.
+TEST(SchedulerAbortTest, ABlockWaitingAfterTheAbortIsCancelledNotLeftWaiting) {
+  SetWorkerThreads(2);
+  for (int round = 0; round < 5; ++round) {
+    Status st = Launch("late_wait", 2, [&] {
+      if (CurrentCore().id().block_idx == 0) {
+        KernelFail(StatusCode::kInvalidArgument, "Add", std::source_location::current(), "boom");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      SyncAllCores(true, std::source_location::current());
+    });
+    ASSERT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+    EXPECT_THAT(st.message(), HasSubstr("AIV 0: Add: boom"));
+  }
+  SetWorkerThreads(0);
 }
 
 TEST_P(SchedulerTest, BlockUntilWaitsForAnotherBlocksSignal) {
