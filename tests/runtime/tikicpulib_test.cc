@@ -20,14 +20,17 @@ using runtime_test::add_half;
 using runtime_test::affine_float;
 using runtime_test::read_past_end;
 
-// Counts, per core type, how often each block index ran, and records GetBlockNum.
+// Counts, per core type, how often each block index ran, and records GetBlockNum (block 0 of
+// each core type writes it: blocks run concurrently, so one writer per element).
 extern "C" __global__ __aicore__ void census(GM_ADDR aiv_hits, GM_ADDR aic_hits, GM_ADDR nums) {
   AscendC::GlobalTensor<int32_t> gm_hits;  // (64,)
   gm_hits.SetGlobalBuffer((__gm__ int32_t*)(ASCEND_IS_AIV ? aiv_hits : aic_hits), 64);
   gm_hits.SetValue(AscendC::GetBlockIdx(), gm_hits.GetValue(AscendC::GetBlockIdx()) + 1);
   AscendC::GlobalTensor<int32_t> gm_nums;  // (2,): block num seen by AIV, by AIC
   gm_nums.SetGlobalBuffer((__gm__ int32_t*)nums, 2);
-  gm_nums.SetValue(ASCEND_IS_AIV ? 0 : 1, static_cast<int32_t>(AscendC::GetBlockNum()));
+  if (AscendC::GetBlockIdx() == 0) {
+    gm_nums.SetValue(ASCEND_IS_AIV ? 0 : 1, static_cast<int32_t>(AscendC::GetBlockNum()));
+  }
 }
 
 // Writes the tiling key branch it took.
