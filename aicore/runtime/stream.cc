@@ -43,6 +43,7 @@
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/memory/completion.h"
 #include "aicore/sim/core.h"
+#include "aicore/sim/gm_registry.h"
 
 namespace aicore::rt {
 
@@ -416,9 +417,14 @@ Status LaunchKernelAsync(const void* stream, const std::string& name, uint32_t b
   std::shared_ptr<Stream> s;
   if (status.ok()) status = ResolveStream(stream, "Launch", &s);
   if (status.ok()) {
-    status = s->Enqueue(StrCat("kernel ", name), [name, block_dim, options, body = std::move(body)] {
-      return RunKernel(name, block_dim, options, body);
-    });
+    // The kernel sees GM as it was when enqueued: memory freed after this point (stream-ordered
+    // frees, as PyTorch programs make them) stays live for it. See Note [GM epochs].
+    auto pin = std::make_shared<const sim::GmEpochPin>();
+    status = s->Enqueue(StrCat("kernel ", name),
+                        [name, block_dim, options, pin, body = std::move(body)] {
+                          const sim::GmEpochView view(pin->epoch());
+                          return RunKernel(name, block_dim, options, body);
+                        });
   }
   if (!status.ok()) detail::NoteLaunchFailure(status);  // RunKernel counts the ones that ran
   return status;

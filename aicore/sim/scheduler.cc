@@ -33,6 +33,7 @@
 #include "aicore/core/env.h"
 #include "aicore/core/log.h"
 #include "aicore/sim/fiber.h"
+#include "aicore/sim/gm_registry.h"
 #include "aicore/sim/source_site.h"
 
 namespace aicore::sim {
@@ -80,6 +81,7 @@ struct Launch {
   int64_t syncall_arrived = 0;
   int64_t aiv_count = 0;
   int64_t suspensions = 0;  // BlockUntil calls that suspended, for the debug log
+  uint64_t gm_epoch = kGmEpochNow;  // the launching thread's GM view epoch
 
   // Call with mu held after changing anything a predicate may read.
   void Bump() {
@@ -279,6 +281,7 @@ std::string DeadlockReport(Launch& L) {
 }
 
 void Worker(Launch& L, int worker_index) {
+  const GmEpochView gm_view(L.gm_epoch);  // the launch's view of GM, see Note [GM epochs]
   std::vector<BlockState*> mine;  // blocked fibers started by this worker
   // Predicates only change with the epoch, so each blocked fiber is checked once per epoch: a scan
   // resumes where the last one stopped until the epoch moves (65535 blocks waiting in SyncAll
@@ -476,6 +479,7 @@ Status RunKernel(const LaunchSpec& spec) {
   std::lock_guard<std::mutex> launch_lock(g_launch_mu);
   Launch L;
   L.spec = &spec;
+  L.gm_epoch = GmViewEpoch();
   try {
     L.chip = spec.chip ? spec.chip : &arch::DefaultChip();
   } catch (const Error& e) {
