@@ -52,6 +52,28 @@ TEST(CheckCli, SanitizerDefectExits1) {
   EXPECT_THAT(r.err, HasSubstr("GM leak"));
 }
 
+TEST(CheckCli, GmOverrunThroughAnUnsizedTensorIsADefect) {
+  const auto r = Check({CHECK_HELPER_PATH, "gm_overrun"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("fill_unsized"), HasSubstr("SetValue"),
+                           HasSubstr("set up without a size"), HasSubstr("GmAlloc block of 256 B"),
+                           HasSubstr("1 failed launch"), HasSubstr("defects found in")));
+}
+
+TEST(CheckCli, UseOfABlockFreedBeforeTheLaunchIsADefect) {
+  const auto r = Check({CHECK_HELPER_PATH, "gm_use_after_free"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("fill_unsized"), HasSubstr("use after free"),
+                           HasSubstr("1 failed launch"), HasSubstr("defects found in")));
+}
+
+TEST(CheckCli, StreamOrderedFreeIsClean) {
+  const auto r = Check({CHECK_HELPER_PATH, "stream_ordered_free"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no defects found"));
+  EXPECT_THAT(r.err, Not(HasSubstr("use after free")));
+}
+
 TEST(CheckCli, ProgramsOwnStatusPassesThrough) {
   const auto r = Check({CHECK_HELPER_PATH, "exit:3"});
   ASSERT_TRUE(r.exited) << r.err;

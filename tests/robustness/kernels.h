@@ -1,5 +1,6 @@
 // Kernels the robustness tests launch besides tests/runtime/kernels.h: one that calls the host
-// runtime from kernel code, one that fails in a named API at a known line, one that spins a while.
+// runtime from kernel code, one that fails in a named API at a known line, one that spins a while,
+// one that writes through a GlobalTensor set up without a size.
 #pragma once
 
 #include "acl/acl.h"
@@ -35,6 +36,14 @@ extern "C" __global__ __aicore__ inline void increment(GM_ADDR x, uint32_t n) {
   GlobalTensor<int32_t> gm_x;  // (n,)
   gm_x.SetGlobalBuffer((__gm__ int32_t*)x, n);
   for (uint32_t i = GetBlockIdx(); i < n; i += GetBlockNum()) gm_x.SetValue(i, gm_x.GetValue(i) + 1);
+}
+
+// x[i] = 1 for i < n, block-strided, through a GlobalTensor set up without a size: the GmAlloc
+// or aclrtMalloc allocation containing x bounds it (Note [GM extents]).
+extern "C" __global__ __aicore__ inline void fill_unsized(GM_ADDR x, uint32_t n) {
+  GlobalTensor<int32_t> gm_x;  // (n,) by the allocation
+  gm_x.SetGlobalBuffer((__gm__ int32_t*)x);
+  for (uint32_t i = GetBlockIdx(); i < n; i += GetBlockNum()) gm_x.SetValue(i, 1);
 }
 
 }  // namespace robustness
