@@ -78,7 +78,7 @@ def render(single_dir, double_dir):
                        'stroke="black"/>')
             out.append(f'<text x="{x:.1f}" y="{axis_y + 16}" text-anchor="middle">{t:g}</text>')
             t += step
-        out.append(f'<text x="{WIDTH - 20}" y="{axis_y + 16}" text-anchor="end">us</text>')
+        out.append(f'<text x="{LEFT - 12}" y="{axis_y + 16}" text-anchor="end">time (us)</text>')
         y0 += panel_h + PANEL_GAP
     out.append("</svg>")
     return "\n".join(out) + "\n"
