@@ -14,7 +14,8 @@ attributes:
   norun         shown, not run (an interactive gdb session, `make demo` the build already did);
                 every cpp/cuda/cmake/sh/bash/python block must say file=, run or norun
   output        a text block: each of its non-empty lines must appear in the output of the
-                preceding run block (`...` inside a line matches anything)
+                preceding run block (`...` inside a line matches anything); output=loose: any
+                number matches any number (for modeled figures quoted from a run)
 
 Markers in the page's text (HTML comments, invisible when rendered):
 
@@ -84,8 +85,18 @@ def find_nvcc():
     return default if os.access(default, os.X_OK) else None
 
 
-def line_matches(expected, output):
-    parts = [re.escape(p) for p in expected.strip().split("...")]
+NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def line_matches(expected, output, loose=False):
+    """Whether `expected` (with `...` wildcards; with loose, any number matches any number) is a
+    substring of `output`."""
+    def chunk(text):
+        if not loose:
+            return re.escape(text)
+        pieces = re.split(NUMBER, text)
+        return "".join(r"\d+(?:\.\d+)?" if i % 2 else re.escape(p) for i, p in enumerate(pieces))
+    parts = [chunk(p) for p in expected.strip().split("...")]
     return re.search(r".*?".join(parts), output) is not None
 
 
@@ -223,7 +234,8 @@ def main():
                 failures.append(f"{page.name}:{b.line}: an output block before any run block")
                 continue
             for l in b.text.splitlines():
-                if l.strip() and not line_matches(l, last_output):
+                loose = b.attrs["output"] == "loose"
+                if l.strip() and not line_matches(l, last_output, loose):
                     failures.append(f"{page.name}:{b.line}: the output lacks the line\n  {l}")
             counts["outputs"] += 1
     for b, proc in pending_nvcc:
