@@ -9,6 +9,7 @@ attributes:
                 a directory whose `build` is the aicore build under test); exports carry over from
                 one run block to the next, as in one terminal
   exit=N        the run block must end with status N (default 0)
+  needs=TOOL    run the block only where TOOL works (gdb: ptrace allowed), else report SKIPPED
   nvcc          a CUDA file= block: compiled with nvcc -c (host and device code; no GPU needed) when nvcc is found
                 (PATH, then /usr/local/cuda/bin), reported as SKIPPED when it is not
   norun         shown, not run (an interactive gdb session, `make demo` the build already did);
@@ -88,6 +89,17 @@ def find_nvcc():
 NUMBER = r"(\d+(?:\.\d+)?)"
 
 
+def tool_works(tool):
+    """Whether `tool` is installed and works here (gdb: can it start a program under ptrace)."""
+    if shutil.which(tool) is None:
+        return False
+    if tool == "gdb":
+        r = subprocess.run(["gdb", "-q", "-batch", "-ex", "run", "--args", "/bin/true"],
+                           capture_output=True, text=True)
+        return "exited normally" in r.stdout + r.stderr
+    return True
+
+
 def line_matches(expected, output, loose=False):
     """Whether `expected` (with `...` wildcards; with loose, any number matches any number) is a
     substring of `output`."""
@@ -165,6 +177,7 @@ def main():
     counts = {"files": 0, "runs": 0, "nvcc": 0, "skipped": 0, "outputs": 0}
     new_text = text
     pending_nvcc = []
+    skip_output = False
     for idx, item in enumerate(items):
         if item[0] == "marker":
             marker, line = item[1], item[2]
@@ -211,6 +224,16 @@ def main():
                            str(dest)]
                     pending_nvcc.append((b, subprocess.Popen(cmd, stdout=subprocess.PIPE,
                                                              stderr=subprocess.STDOUT, text=True)))
+        if "run" in b.attrs and "needs" in b.attrs and not tool_works(b.attrs["needs"]):
+            print(f"SKIPPED the block at line {b.line}: {b.attrs['needs']} is missing or cannot "
+                  "run here")
+            counts["skipped"] += 1
+            skip_output = True
+            continue
+        if "output" in b.attrs and skip_output:
+            skip_output = False
+            continue
+        skip_output = False
         if "run" in b.attrs:
             cwd = home
             if b.attrs.get("cwd") == "clone":
@@ -250,7 +273,7 @@ def main():
         print(f"updated {page}")
     print(f"{page.name}: {counts['files']} files, {counts['runs']} run blocks, "
           f"{counts['outputs']} outputs checked, {counts['nvcc']} compiled by nvcc, "
-          f"{counts['skipped']} skipped (no nvcc)")
+          f"{counts['skipped']} skipped (no nvcc, or a tool a block needs)")
     if failures:
         print("FAILED:\n" + "\n".join(failures))
         return 1
