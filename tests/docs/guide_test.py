@@ -10,8 +10,9 @@ attributes:
                 one run block to the next, as in one terminal
   exit=N        the run block must end with status N (default 0)
   needs=TOOL    run the block only where TOOL works (gdb: ptrace allowed), else report SKIPPED
-  nvcc          a CUDA file= block: compiled with nvcc -c (host and device code; no GPU needed) when nvcc is found
-                (PATH, then /usr/local/cuda/bin), reported as SKIPPED when it is not
+  nvcc          a CUDA file= block: compiled with nvcc -c (host and device code; no GPU needed)
+                when nvcc is found (PATH, then /usr/local/cuda/bin), reported as SKIPPED when it
+                is not
   norun         shown, not run (an interactive gdb session, `make demo` the build already did);
                 every cpp/cuda/cmake/sh/bash/python block must say file=, run or norun
   output        a text block: each of its non-empty lines must appear in the output of the
@@ -56,7 +57,8 @@ class Block:
 
 
 def parse(page_text):
-    """Returns the page's blocks and markers in order: ('block', Block) or ('marker', text, line)."""
+    """Returns the page's blocks and markers in order: ('block', Block) or ('marker', text,
+    line)."""
     items = []
     lines = page_text.split("\n")
     i = 0
@@ -114,9 +116,8 @@ def line_matches(expected, output, loose=False):
 
 def chips_table(aicore):
     import json
-    names = [l.split()[0] for l in subprocess.run([aicore, "chips"], check=True,
-                                                   capture_output=True, text=True).stdout.splitlines()
-             if l.strip()]
+    listing = subprocess.run([aicore, "chips"], check=True, capture_output=True, text=True).stdout
+    names = [l.split()[0] for l in listing.splitlines() if l.strip()]
     rows = ["| chip | cores | AIC | AIV | UB | L1 | L0A | L0B | L0C | L2 | HBM |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
@@ -249,7 +250,8 @@ def main():
             print(last_output, end="")
             want = int(b.attrs.get("exit", 0))
             if r.returncode != want:
-                failures.append(f"{page.name}:{b.line}: exit status {r.returncode}, expected {want}")
+                failures.append(f"{page.name}:{b.line}: exit status {r.returncode}, "
+                                f"expected {want}")
                 break
             counts["runs"] += 1
         if "output" in b.attrs:

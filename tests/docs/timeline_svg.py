@@ -45,7 +45,8 @@ def load(profile_dir):
 
 
 def render(single_dir, double_dir):
-    panels = [(load(single_dir), "one buffer per queue"), (load(double_dir), "two buffers per queue")]
+    panels = [(load(single_dir), "one buffer per queue"),
+              (load(double_dir), "two buffers per queue")]
     scale_end = max(p[0][1] for p in panels)
     px = (WIDTH - LEFT - 20) / scale_end
     panel_h = LANE_H * len(LANES) + 50
