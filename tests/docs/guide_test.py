@@ -196,7 +196,8 @@ def main():
                         new_text = new_text.replace("\n".join(table), "\n".join(expected))
                     else:
                         failures.append(f"{page.name}:{line}: the chips table differs from "
-                                        "`aicore chips`; expected:\n" + "\n".join(expected))
+                                        "`aicore chips` (--update rewrites it); expected:\n"
+                                        + "\n".join(expected))
             else:
                 m = re.match(r"timeline: (\S+) (\S+) -> (\S+)", marker)
                 svg = timeline_svg.render(home / m.group(1), home / m.group(2))
@@ -207,7 +208,9 @@ def main():
                         print(f"wrote {target}")
                     else:
                         failures.append(f"{page.name}:{line}: {m.group(3)} differs from the "
-                                        "timeline of a fresh profile (rerun with --update)")
+                                        "timeline of a fresh profile; regenerate it with "
+                                        f"{sys.argv[0]} --page {args.page} --build BUILD "
+                                        "--work /tmp/guide --update")
             continue
         b = item[1]
         if "file" in b.attrs:
