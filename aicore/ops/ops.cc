@@ -49,6 +49,7 @@ Status Run(const ElementwiseArgs& args, const void* stream) { return RunOp(args,
 Status Run(const SoftmaxArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const LayerNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const RmsNormArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const MatmulArgs& args, const void* stream) { return RunOp(args, stream); }
 
 Status Add(const TensorRef& self, const TensorRef& other, double alpha, const TensorRef& out,
            const void* stream) {
@@ -128,6 +129,50 @@ Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const
   a.epsilon = epsilon;
   a.y = y;
   a.rstd = rstd;
+  return RunOp(a, stream);
+}
+
+
+namespace {
+
+MatmulArgs MatmulOf(MatmulKind kind, const char* op, const TensorRef& self, const TensorRef& mat2,
+                    const TensorRef& out, int8_t cube_math_type) {
+  MatmulArgs a;
+  a.kind = kind;
+  a.op = op;
+  a.self = self;
+  a.mat2 = mat2;
+  a.out = out;
+  a.cube_math_type = cube_math_type;
+  return a;
+}
+
+}  // namespace
+
+Status Matmul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+              int8_t cube_math_type, const void* stream) {
+  return RunOp(
+      MatmulOf(MatmulKind::kMatmul, "aicore::ops::Matmul", self, mat2, out, cube_math_type),
+      stream);
+}
+Status Mm(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+          int8_t cube_math_type, const void* stream) {
+  return RunOp(MatmulOf(MatmulKind::kMm, "aicore::ops::Mm", self, mat2, out, cube_math_type),
+               stream);
+}
+Status BatchMatMul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+                   int8_t cube_math_type, const void* stream) {
+  return RunOp(MatmulOf(MatmulKind::kBatchMatMul, "aicore::ops::BatchMatMul", self, mat2, out,
+                        cube_math_type),
+               stream);
+}
+Status Addmm(const TensorRef& self, const TensorRef& mat1, const TensorRef& mat2, double beta,
+             double alpha, const TensorRef& out, int8_t cube_math_type, const void* stream) {
+  MatmulArgs a =
+      MatmulOf(MatmulKind::kAddmm, "aicore::ops::Addmm", self, mat2, out, cube_math_type);
+  a.mat1 = mat1;
+  a.beta = beta;
+  a.alpha = alpha;
   return RunOp(a, stream);
 }
 

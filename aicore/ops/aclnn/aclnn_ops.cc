@@ -8,12 +8,17 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_addmm.h"
+#include "aclnnop/aclnn_batch_matmul.h"
 #include "aclnnop/aclnn_gelu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_silu.h"
@@ -251,10 +256,55 @@ aclnnStatus SoftmaxEntry(const char* api, bool log, const aclTensor* self, int64
       [](SoftmaxArgs& x) { return std::vector<TensorRef*>{&x.out}; }, ws, executor);
 }
 
+aclnnStatus MatmulEntry(const char* api, MatmulKind kind, const aclTensor* self,
+                        const aclTensor* mat1, const aclTensor* mat2, const aclScalar* beta,
+                        const aclScalar* alpha, const aclTensor* out, int8_t cube_math_type,
+                        uint64_t* ws, aclOpExecutor** executor) {
+  MatmulArgs a;
+  a.kind = kind;
+  a.cube_math_type = cube_math_type;
+  const bool addmm = kind == MatmulKind::kAddmm;
+  a.in_place = addmm && out == self;
+  aclnnStatus s = ToRef(api, a.in_place ? "selfRef" : "self", self, &a.self);
+  if (s != ACLNN_SUCCESS) return s;
+  if (addmm && (s = ToRef(api, "mat1", mat1, &a.mat1)) != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "mat2", mat2, &a.mat2)) != ACLNN_SUCCESS) return s;
+  if (addmm) {
+    // Documented scalar dtypes: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8.
+    for (const auto& [what, sc, value] :
+         {std::tuple<const char*, const aclScalar*, double*>{"beta", beta, &a.beta},
+          {"alpha", alpha, &a.alpha}}) {
+      if (sc != nullptr && (sc->dtype == ACL_BF16 || sc->dtype == ACL_BOOL)) {
+        return Report(api, ACLNN_ERR_PARAM_INVALID,
+                      StrCat(what, " has dtype ", AclDataTypeName(sc->dtype),
+                             "; allowed: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, "
+                             "UINT8"));
+      }
+      DType dt;
+      if ((s = ToScalar(api, what, sc, value, &dt)) != ACLNN_SUCCESS) return s;
+    }
+  }
+  if (!a.in_place && (s = ToRef(api, "out", out, &a.out)) != ACLNN_SUCCESS) return s;
+  if (a.in_place) a.out = a.self;
+  if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  return Prepare<MatmulArgs>(
+      api, a,
+      [addmm](MatmulArgs& x) {
+        return addmm ? std::vector<TensorRef*>{&x.self, &x.mat1, &x.mat2}
+                     : std::vector<TensorRef*>{&x.self, &x.mat2};
+      },
+      [in_place = a.in_place](MatmulArgs& x) {
+        // selfRef is input 0 and the output; Launch writes through input 0's address.
+        return std::vector<TensorRef*>{in_place ? nullptr : &x.out};
+      },
+      ws, executor);
+}
+
 }  // namespace
 }  // namespace aicore::ops
 
 using aicore::ops::ElementwiseKind;
+using aicore::ops::MatmulKind;
 using aicore::ops::RunExecutor;
 
 extern "C" {
@@ -450,6 +500,60 @@ aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* ga
 aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                          aclrtStream stream) {
   return RunExecutor("aclnnRmsNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
+                                        aclTensor* out, int8_t cubeMathType,
+                                        uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnMatmul", MatmulKind::kMatmul, self, nullptr, mat2, nullptr,
+                                  nullptr, out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnMatmul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                        aclrtStream stream) {
+  return RunExecutor("aclnnMatmul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2, aclTensor* out,
+                                    int8_t cubeMathType, uint64_t* workspaceSize,
+                                    aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnMm", MatmulKind::kMm, self, nullptr, mat2, nullptr,
+                                  nullptr, out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnMm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                    aclrtStream stream) {
+  return RunExecutor("aclnnMm", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
+                                             aclTensor* out, int8_t cubeMathType,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnBatchMatMul", MatmulKind::kBatchMatMul, self, nullptr,
+                                  mat2, nullptr, nullptr, out, cubeMathType, workspaceSize,
+                                  executor);
+}
+aclnnStatus aclnnBatchMatMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                             aclrtStream stream) {
+  return RunExecutor("aclnnBatchMatMul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat1,
+                                       const aclTensor* mat2, const aclScalar* beta,
+                                       const aclScalar* alpha, aclTensor* out, int8_t cubeMathType,
+                                       uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnAddmm", MatmulKind::kAddmm, self, mat1, mat2, beta, alpha,
+                                  out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnAddmm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                       aclrtStream stream) {
+  return RunExecutor("aclnnAddmm", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* mat1,
+                                              const aclTensor* mat2, const aclScalar* beta,
+                                              const aclScalar* alpha, int8_t cubeMathType,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnInplaceAddmm", MatmulKind::kAddmm, selfRef, mat1, mat2,
+                                  beta, alpha, selfRef, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceAddmm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                              aclrtStream stream) {
+  return RunExecutor("aclnnInplaceAddmm", workspace, workspaceSize, executor, stream);
 }
 
 }  // extern "C"
