@@ -50,6 +50,38 @@ Status Run(const SoftmaxArgs& args, const void* stream) { return RunOp(args, str
 Status Run(const LayerNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const RmsNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const MatmulArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const SoftmaxBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const LayerNormBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
+
+Status SoftmaxBackward(const TensorRef& grad_output, const TensorRef& output, int64_t dim,
+                       const TensorRef& out, const void* stream) {
+  SoftmaxBackwardArgs a;
+  a.op = "aicore::ops::SoftmaxBackward";
+  a.grad_output = grad_output;
+  a.output = output;
+  a.dim = dim;
+  a.out = out;
+  return RunOp(a, stream);
+}
+Status LayerNormBackward(const TensorRef& grad_out, const TensorRef& input,
+                         const std::vector<int64_t>& normalized_shape, const TensorRef& mean,
+                         const TensorRef& rstd, const TensorRef* weight,
+                         const TensorRef* grad_input, const TensorRef* grad_weight,
+                         const TensorRef* grad_bias, const void* stream) {
+  LayerNormBackwardArgs a;
+  a.op = "aicore::ops::LayerNormBackward";
+  a.grad_out = grad_out;
+  a.input = input;
+  a.normalized_shape = normalized_shape;
+  a.mean = mean;
+  a.rstd = rstd;
+  if (weight) a.weight = *weight;
+  a.output_mask = {grad_input != nullptr, grad_weight != nullptr, grad_bias != nullptr};
+  if (grad_input) a.grad_input = *grad_input;
+  if (grad_weight) a.grad_weight = *grad_weight;
+  if (grad_bias) a.grad_bias = *grad_bias;
+  return RunOp(a, stream);
+}
 
 Status Add(const TensorRef& self, const TensorRef& other, double alpha, const TensorRef& out,
            const void* stream) {

@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_gelu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_matmul.h"
 #include "aclnnop/aclnn_mm.h"
@@ -23,6 +24,7 @@
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_softmax_backward.h"
 #include "aicore/ops/aclnn/descriptors.h"
 #include "aicore/ops/ops.h"
 
@@ -554,6 +556,81 @@ aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor* selfRef, const ac
 aclnnStatus aclnnInplaceAddmm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                               aclrtStream stream) {
   return RunExecutor("aclnnInplaceAddmm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor* gradOutput,
+                                                 const aclTensor* output, int64_t dim,
+                                                 aclTensor* out, uint64_t* workspaceSize,
+                                                 aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnSoftmaxBackward";
+  SoftmaxBackwardArgs a;
+  a.dim = dim;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "gradOutput", gradOutput, &a.grad_output)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "output", output, &a.output)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "out", out, &a.out)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<SoftmaxBackwardArgs>(
+      kApi, a,
+      [](SoftmaxBackwardArgs& x) { return std::vector<TensorRef*>{&x.grad_output, &x.output}; },
+      [](SoftmaxBackwardArgs& x) { return std::vector<TensorRef*>{&x.out}; }, workspaceSize,
+      executor);
+}
+aclnnStatus aclnnSoftmaxBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                 aclrtStream stream) {
+  return RunExecutor("aclnnSoftmaxBackward", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
+    const aclTensor* gradOut, const aclTensor* input, const aclIntArray* normalizedShape,
+    const aclTensor* mean, const aclTensor* rstd, const aclTensor* weightOptional,
+    const aclTensor* biasOptional, const aclBoolArray* outputMask, aclTensor* gradInputOut,
+    aclTensor* gradWeightOut, aclTensor* gradBiasOut, uint64_t* workspaceSize,
+    aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnLayerNormBackward";
+  LayerNormBackwardArgs a;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "gradOut", gradOut, &a.grad_out)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "input", input, &a.input)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  if (normalizedShape == nullptr) {
+    return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "normalizedShape is null");
+  }
+  a.normalized_shape = normalizedShape->values;
+  if ((s = ToRef(kApi, "mean", mean, &a.mean)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "rstd", rstd, &a.rstd)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "weightOptional", weightOptional, true, &a.weight)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "biasOptional", biasOptional, true, &a.bias)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  if (outputMask == nullptr) return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "outputMask is null");
+  a.output_mask = outputMask->values;
+  // An output whose mask entry is false may be null; CanImplement reports a true entry's null.
+  if ((s = ToRef(kApi, "gradInputOut", gradInputOut, true, &a.grad_input)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "gradWeightOut", gradWeightOut, true, &a.grad_weight)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "gradBiasOut", gradBiasOut, true, &a.grad_bias)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<LayerNormBackwardArgs>(
+      kApi, a,
+      [](LayerNormBackwardArgs& x) {
+        return std::vector<TensorRef*>{&x.grad_out, &x.input, &x.mean, &x.rstd, Opt(x.weight),
+                                       Opt(x.bias)};
+      },
+      [](LayerNormBackwardArgs& x) {
+        return std::vector<TensorRef*>{Opt(x.grad_input), Opt(x.grad_weight), Opt(x.grad_bias)};
+      },
+      workspaceSize, executor);
+}
+aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize,
+                                   aclOpExecutor* executor, aclrtStream stream) {
+  return RunExecutor("aclnnLayerNormBackward", workspace, workspaceSize, executor, stream);
 }
 
 }  // extern "C"
