@@ -132,7 +132,8 @@ void CheckMatmul(DType dt, std::vector<int64_t> as, std::vector<int64_t> bs,
 
 TEST(MatmulOpsTest, MmAwkwardShapesEveryDtype) {
   const std::vector<std::vector<int64_t>> mnk = {
-      {1, 1, 1}, {1, 7, 13}, {17, 1, 5}, {31, 37, 41}, {64, 48, 129}, {130, 67, 19}, {3, 5, 300}};
+      {1, 1, 1},     {1, 7, 13},    {17, 1, 5},   {31, 37, 41},
+      {64, 48, 129}, {130, 67, 19}, {3, 5, 300},  {257, 190, 111}};
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const auto& s : mnk) {
       const Operand a = MakeOperand(dt, {s[0], s[2]}, {}, 0, 3);
@@ -158,6 +159,8 @@ TEST(MatmulOpsTest, TransposedAndSlicedViewsReadInPlace) {
     CheckMatmul(dt, {9, 20}, {20, 6}, dt, {24, 1}, {8, 1});
     // Strided 1-D operands: x (K) with stride 3 and a transposed 2-D partner.
     CheckMatmul(dt, {20}, {20, 6}, dt, {3}, {1, 21});
+    // Batches with gaps between them, B transposed per batch.
+    CheckMatmul(dt, {3, 5, 13}, {3, 13, 7}, dt, {150, 13, 1}, {100, 1, 13});
   }
 }
 
@@ -469,9 +472,10 @@ TEST(MatmulAclnnTest, AddmmTwoPhaseAndInplace) {
   ASSERT_EQ(aclnnInplaceAddmmGetWorkspaceSize(self.t, a.t, b.t, sb, sa, 0, &ws, &e),
             ACLNN_SUCCESS)
       << Msg();
+  ASSERT_GT(ws, 0u);  // the fp32 product before the epilogue
   void* w = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  if (ws > 0) {
+  ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  {
     EXPECT_EQ(aclnnInplaceAddmm(w, ws - 1, e, nullptr), 161002);
     EXPECT_MSG("workspace");
   }
@@ -481,7 +485,7 @@ TEST(MatmulAclnnTest, AddmmTwoPhaseAndInplace) {
     const double r = alpha * want[i] + beta * double(float(sv[i]));
     EXPECT_NEAR(static_cast<float*>(self.data)[i], r, 1e-5) << i;
   }
-  if (w) aclrtFree(w);
+  aclrtFree(w);
   aclDestroyScalar(sb);
   aclDestroyScalar(sa);
 }
