@@ -241,6 +241,14 @@ TEST(MatmulOpsTest, StagedViewsAndMixedDtypes) {
   ExpectMatmulNear(o32, want2, abs, 9, "fp16 @ fp16 -> fp32");
 }
 
+TEST(MatmulOpsTest, RowsLongerThanTheMatmulPitch) {
+  // K = 70001 > 65535: A (2, K) is staged column-major; B (K, 3) is read in place.
+  CheckMatmul(DType::kF32, {2, 70001}, {70001, 3});
+  // N = 70001: B is staged column-major (pitch K); C's pitch is not limited.
+  CheckMatmul(DType::kF16, {3, 5}, {5, 70001}, DType::kF32, {}, {1, 5});
+  CheckMatmul(DType::kF16, {3, 5}, {5, 70001}, DType::kF32, {}, {70001 * 2, 2});
+}
+
 TEST(MatmulOpsTest, UseFp16RoundsFloatInputs) {
   const Operand a = MakeOperand(DType::kF32, {8, 33});
   const Operand b = MakeOperand(DType::kF32, {33, 6}, {}, 0, 5);
@@ -405,6 +413,20 @@ TEST(MatmulAclnnTest, BadShapesDtypesAndCubeMathTypeAre161002) {
     EXPECT_MSG("aclnnMm: self has 3 dims [2, 2, 3]; allowed: 2");
     EXPECT_EQ(aclnnBatchMatMulGetWorkspaceSize(a.t, b.t, out.t, 0, &ws, &e), 161002);
     EXPECT_MSG("aclnnBatchMatMul: mat2 has 2 dims [3, 5]; allowed: 3");
+  }
+  {
+    // Descriptors only: phase 1 refuses them before any storage is touched.
+    AclOperand small({4});
+    const int64_t big[] = {70000, 70000}, bs[] = {70000, 2}, storage = 70000LL * 70000;
+    aclTensor* a = aclCreateTensor(big, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
+                                   small.data);
+    aclTensor* b = aclCreateTensor(bs, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
+                                   small.data);
+    aclTensor* out = aclCreateTensor(bs, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
+                                     small.data);
+    EXPECT_EQ(aclnnMmGetWorkspaceSize(a, b, out, 1, &ws, &e), 161002);
+    EXPECT_MSG("self has both dims above 65535");
+    for (aclTensor* t : {a, b, out}) aclDestroyTensor(t);
   }
   {
     AclOperand a({2, 4, 3}), b({3, 3, 5}), out({3, 4, 5});

@@ -249,11 +249,44 @@ bool COperandInPlace(const Problem& p) {
   return l && !l->trans && Product(p.batch_shape) == 1;
 }
 
-// The staging of the cube kernel's operands (inputs A, B; output C) in add order.
+// Returns `t` with its last two dims swapped (a view).
+TensorRef SwapLast2(const TensorRef& t) {
+  TensorRef r = t;
+  r.strides = t.Strides();
+  const size_t n = t.shape.size();
+  std::swap(r.shape[n - 2], r.shape[n - 1]);
+  std::swap(r.strides[n - 2], r.strides[n - 1]);
+  return r;
+}
+
+// True when an input is staged column-major: its rows are longer than the Matmul's pitch.
+bool StagedColumnMajor(const TensorRef& t) { return t.shape.back() > kMaxPitch; }
+
+// The staging of the cube kernel's operands (inputs A, B; output C) in add order. A staged input
+// is gathered row-major, or column-major (through its transposed view) when its rows are longer
+// than the Matmul's pitch.
 void StageCube(const Problem& p, const MatmulPlan& plan, bool c_to_workspace, Staging* st) {
-  st->AddInput(p.a, plan.compute, LayoutOf(p.a).has_value());
-  st->AddInput(p.b, plan.compute, LayoutOf(p.b).has_value());
+  for (const TensorRef* t : {&p.a, &p.b}) {
+    const bool in_place = t->dtype == plan.compute && LayoutOf(*t).has_value();
+    st->AddInput(!in_place && StagedColumnMajor(*t) ? SwapLast2(*t) : *t, plan.compute, in_place);
+  }
   if (!c_to_workspace) st->AddOutput(p.c, plan.c_dtype, COperandInPlace(p));
+}
+
+// The view the kernel reads operand `i` (0: A, 1: B, 2: C) of `view` through, once staged at
+// `dense`.
+TensorRef KernelView(const Staging& st, int i, const TensorRef& view, DType dt, uint8_t* dense) {
+  if (st.staged(i)) {
+    if (i < 2 && StagedColumnMajor(view)) {
+      return SwapLast2(DenseRef(dense, dt, SwapLast2(view).shape));
+    }
+    return DenseRef(dense, dt, view.shape);
+  }
+  TensorRef t = view;
+  t.strides = view.Strides();
+  t.data = dense;
+  t.offset = 0;
+  return t;
 }
 
 void StageEpilogue(const MatmulArgs& args, Staging* st) {
@@ -383,6 +416,11 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
   }
   const int64_t m = l.Rank() >= 2 ? l.shape[l.shape.size() - 2] : 1;
   const int64_t n = r.Rank() >= 2 ? r.shape.back() : 1;
+  if ((m > kMaxPitch && ka > kMaxPitch) || (ka > kMaxPitch && n > kMaxPitch)) {
+    return Invalid(StrCat(op, ": M = ", m, ", K = ", ka, ", N = ", n, ": ",
+                          m > kMaxPitch ? lname : "mat2",
+                          " has both dims above 65535, the longest row the Matmul reads"));
+  }
   if (std::max({m, n, ka}) > std::numeric_limits<int32_t>::max()) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
@@ -430,8 +468,9 @@ MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {
            : d == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
                                : matmul_tiling::DataType::DT_FLOAT;
   };
-  const bool a_trans = !cube.staged(0) && LayoutOf(p.a)->trans;
-  const bool b_trans = !cube.staged(1) && LayoutOf(p.b)->trans;
+  // The layouts the kernel reads (KernelView's, without addresses).
+  const bool a_trans = LayoutOf(KernelView(cube, 0, p.a, plan.compute, nullptr))->trans;
+  const bool b_trans = LayoutOf(KernelView(cube, 1, p.b, plan.compute, nullptr))->trans;
   matmul_tiling::MultiCoreMatmulTiling api(platform);
   api.SetDim(static_cast<int32_t>(dim));
   api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), a_trans);
@@ -468,17 +507,9 @@ Status Launch(const MatmulArgs& in_args, const MatmulPlan& plan, void* workspace
   Staging cube;
   StageCube(p, plan, plan.epilogue, &cube);
   Status s = cube.Enqueue(ws, stream, [&](const std::vector<uint8_t*>& dense) -> Status {
-    auto effective = [&](int i, const TensorRef& view, DType dt) {
-      if (cube.staged(i)) return DenseRef(dense[i], dt, view.shape);
-      TensorRef t = view;
-      t.strides = view.Strides();
-      t.data = dense[i];
-      t.offset = 0;
-      return t;
-    };
-    const TensorRef a = effective(0, p.a, plan.compute);
-    const TensorRef b = effective(1, p.b, plan.compute);
-    TensorRef c = plan.epilogue ? c_ws : effective(2, p.c, plan.c_dtype);
+    const TensorRef a = KernelView(cube, 0, p.a, plan.compute, dense[0]);
+    const TensorRef b = KernelView(cube, 1, p.b, plan.compute, dense[1]);
+    TensorRef c = plan.epilogue ? c_ws : KernelView(cube, 2, p.c, plan.c_dtype, dense[2]);
     if (plan.epilogue) {
       // (batch.., M, N) over the (M, N) workspace: Addmm has no batch.
       c.shape = p.c.shape;
