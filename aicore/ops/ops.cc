@@ -17,7 +17,12 @@ Status RunOp(const Args& args, const void* stream) {
   const arch::Chip& chip = arch::DefaultChip();
   const OpCheck c = CanImplement(args, chip);
   if (!c.ok()) return c.ToStatus();
-  const auto plan = Plan(args, chip);
+  decltype(Plan(args, chip)) plan;
+  try {
+    plan = Plan(args, chip);  // a plan the chip cannot hold (no Matmul tiling) throws
+  } catch (const Error& e) {
+    return e.status();
+  }
   if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
   std::shared_ptr<rt::Stream> s;
   Status st = rt::ResolveStream(stream, args.op, &s);
@@ -164,7 +169,6 @@ Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const
   return RunOp(a, stream);
 }
 
-
 namespace {
 
 MatmulArgs MatmulOf(MatmulKind kind, const char* op, const TensorRef& self, const TensorRef& mat2,
@@ -187,8 +191,8 @@ Status Matmul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out
       MatmulOf(MatmulKind::kMatmul, "aicore::ops::Matmul", self, mat2, out, cube_math_type),
       stream);
 }
-Status Mm(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
-          int8_t cube_math_type, const void* stream) {
+Status Mm(const TensorRef& self, const TensorRef& mat2, const TensorRef& out, int8_t cube_math_type,
+          const void* stream) {
   return RunOp(MatmulOf(MatmulKind::kMm, "aicore::ops::Mm", self, mat2, out, cube_math_type),
                stream);
 }

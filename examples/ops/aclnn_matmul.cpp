@@ -3,6 +3,8 @@
 // (the way torch_npu hands over x @ w.t(): no copy) with aclnnMatmul, then runs aclnnAddmm
 // (out = beta * bias + alpha * a @ b) in fp32, and checks both against double precision.
 // Usage: aclnn_matmul [batch m k n] (default 3 77 130 45).
+#include "aclnnop/aclnn_matmul.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,7 +12,6 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_addmm.h"
-#include "aclnnop/aclnn_matmul.h"
 
 #define CHECK_ACL(expr)                                                                         \
   do {                                                                                          \
@@ -25,8 +26,8 @@
 // torch_npu passes it.
 static aclTensor* Tensor(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
                          aclDataType dt, int64_t storage, void* device) {
-  return aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, ACL_FORMAT_ND,
-                         &storage, 1, device);
+  return aclCreateTensor(shape.data(), shape.size(), dt, strides.data(), 0, ACL_FORMAT_ND, &storage,
+                         1, device);
 }
 
 // Runs phase 1 and phase 2 of an aclnn op whose phase 1 has been bound into `prepare`.
@@ -74,9 +75,8 @@ int main(int argc, char** argv) {
   aclTensor* ty = Tensor({b, m, n}, {m * n, n, 1}, ACL_FLOAT16, b * m * n, dy);
   std::printf("aclnnMatmul (%lld, %lld, %lld) @ w^T (%lld, %lld):\n", (long long)b, (long long)m,
               (long long)k, (long long)k, (long long)n);
-  if (Launch([&](uint64_t* ws, aclOpExecutor** e) {
-        return aclnnMatmulGetWorkspaceSize(tx, twt, ty, 1, ws, e);
-      },
+  if (Launch([&](uint64_t* ws,
+                 aclOpExecutor** e) { return aclnnMatmulGetWorkspaceSize(tx, twt, ty, 1, ws, e); },
              aclnnMatmul, stream) != 0) {
     return 1;
   }
@@ -120,16 +120,17 @@ int main(int argc, char** argv) {
   float beta = 0.5f, alpha = 2.0f;
   aclScalar* sbeta = aclCreateScalar(&beta, ACL_FLOAT);
   aclScalar* salpha = aclCreateScalar(&alpha, ACL_FLOAT);
-  std::printf("aclnnAddmm (%lld, %lld) @ (%lld, %lld) + bias (%lld):\n", (long long)m,
-              (long long)k, (long long)k, (long long)n, (long long)n);
-  if (Launch([&](uint64_t* ws, aclOpExecutor** e) {
-        return aclnnAddmmGetWorkspaceSize(tbias, ta, tc, sbeta, salpha, tout, 0, ws, e);
-      },
-             aclnnAddmm, stream) != 0) {
+  std::printf("aclnnAddmm (%lld, %lld) @ (%lld, %lld) + bias (%lld):\n", (long long)m, (long long)k,
+              (long long)k, (long long)n, (long long)n);
+  if (Launch(
+          [&](uint64_t* ws, aclOpExecutor** e) {
+            return aclnnAddmmGetWorkspaceSize(tbias, ta, tc, sbeta, salpha, tout, 0, ws, e);
+          },
+          aclnnAddmm, stream) != 0) {
     return 1;
   }
-  CHECK_ACL(aclrtMemcpy(hout.data(), hout.size() * 4, dout, hout.size() * 4,
-                        ACL_MEMCPY_DEVICE_TO_HOST));
+  CHECK_ACL(
+      aclrtMemcpy(hout.data(), hout.size() * 4, dout, hout.size() * 4, ACL_MEMCPY_DEVICE_TO_HOST));
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double want = beta * hbias[j], mag = std::fabs(want);

@@ -107,9 +107,8 @@ TEST(SoftmaxBackwardTest, MatchesFiniteDifferencesOfSoftmax) {
       dout(DType::kF32, rows * cols);
   dg.Fill(g);
   dy.Fill(ref::SoftmaxRowsRef(x, rows, cols, false));
-  ASSERT_TRUE(SoftmaxBackward(dg.Ref({rows, cols}), dy.Ref({rows, cols}), 1,
-                              dout.Ref({rows, cols}))
-                  .ok());
+  ASSERT_TRUE(
+      SoftmaxBackward(dg.Ref({rows, cols}), dy.Ref({rows, cols}), 1, dout.Ref({rows, cols})).ok());
   Sync();
   const std::vector<double> got = dout.Read();
   for (size_t i = 0; i < fd.size(); ++i) EXPECT_NEAR(got[i], fd[i], 2e-6) << i;
@@ -156,8 +155,9 @@ void CheckLayerNormBackward(DType dt, const LnCase& c, bool weight, std::vector<
   Sync();
   std::vector<double> want_dx, want_dw, want_db;
   ref::LayerNormBackwardRowsRef(g, x, mean, rstd, w, m, n, &want_dx, &want_dw, &want_db);
-  const std::string what = StrCat("LayerNormBackward ", ShapeString(c.shape), " k=", c.k, " ",
-                                  OpDTypeName(dt), weight ? " weight" : "", max_ub ? " online" : "");
+  const std::string what =
+      StrCat("LayerNormBackward ", ShapeString(c.shape), " k=", c.k, " ", OpDTypeName(dt),
+             weight ? " weight" : "", max_ub ? " online" : "");
   if (mask[0]) ExpectGradNear(dgi.Read(), want_dx, dt, what + " dx");
   if (mask[1]) ExpectGradNear(dgw.Read(), want_dw, dt, what + " dw");
   if (mask[2]) ExpectGradNear(dgb.Read(), want_db, dt, what + " db");
@@ -168,8 +168,8 @@ void CheckLayerNormBackward(DType dt, const LnCase& c, bool weight, std::vector<
 }
 
 TEST(LayerNormBackwardTest, MatchesAnalyticGradient) {
-  const std::vector<LnCase> cases = {
-      {{1, 1}, 1}, {{5, 7}, 1}, {{3, 4, 6}, 2}, {{300, 3}, 1}, {{2, 20011}, 1}, {{13}, 1}};
+  const std::vector<LnCase> cases = {{{1, 1}, 1},   {{5, 7}, 1},     {{3, 4, 6}, 2},
+                                     {{300, 3}, 1}, {{2, 20011}, 1}, {{13}, 1}};
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const LnCase& c : cases) {
       CheckLayerNormBackward(dt, c, true, {true, true, true});
@@ -215,8 +215,7 @@ TEST(LayerNormBackwardTest, MatchesFiniteDifferencesOfLayerNorm) {
   ref::LayerNormRowsRef(x, m, n, w, b, kEps, &mean, &rstd);
   dmean.Fill(mean);
   drstd.Fill(rstd);
-  const TensorRef tw = dw.Ref({n}), tgi = dgi.Ref({m, n}), tgw = dgw.Ref({n}),
-                  tgb = dgb.Ref({n});
+  const TensorRef tw = dw.Ref({n}), tgi = dgi.Ref({m, n}), tgw = dgw.Ref({n}), tgb = dgb.Ref({n});
   ASSERT_TRUE(LayerNormBackward(dg.Ref({m, n}), dx.Ref({m, n}), {n}, dmean.Ref({m, 1}),
                                 drstd.Ref({m, 1}), &tw, &tgi, &tgw, &tgb)
                   .ok());
@@ -287,20 +286,20 @@ TEST(BackwardAclnnTest, LayerNormBackwardMaskAndStatusCodes) {
   aclBoolArray* ma = aclCreateBoolArray(all, 3);
   uint64_t ws;
   aclOpExecutor* e;
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, m2,
-                                                   tgi, nullptr, tgb, &ws, &e),
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, m2, tgi,
+                                                   nullptr, tgb, &ws, &e),
             161002);
   EXPECT_MSG("outputMask has 2 entries; it must have 3");
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, ma,
-                                                   tgi, nullptr, tgb, &ws, &e),
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, ma, tgi,
+                                                   nullptr, tgb, &ws, &e),
             161001);
   EXPECT_MSG("gradWeightOut is null but outputMask[1] is true");
   EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, nullptr, tm, tr, nullptr, nullptr, m3,
                                                    tgi, nullptr, tgb, &ws, &e),
             161001);
   EXPECT_MSG("normalizedShape is null");
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tx, tr, nullptr, nullptr, m3,
-                                                   tgi, nullptr, tgb, &ws, &e),
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tx, tr, nullptr, nullptr, m3, tgi,
+                                                   nullptr, tgb, &ws, &e),
             161002);
   EXPECT_MSG("mean has shape [4, 6]; it must be [4, 1]");
   DeviceTensor empty(DType::kF32, 1);
@@ -308,16 +307,18 @@ TEST(BackwardAclnnTest, LayerNormBackwardMaskAndStatusCodes) {
   aclTensor* tem = Acl(empty, {0, 1});
   const bool dx_only[3] = {true, false, false};
   aclBoolArray* m1 = aclCreateBoolArray(dx_only, 3);
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(te, te, norm, tem, tem, nullptr, nullptr, m1,
-                                                   te, nullptr, nullptr, &ws, &e),
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(te, te, norm, tem, tem, nullptr, nullptr, m1, te,
+                                                   nullptr, nullptr, &ws, &e),
             161002);
   EXPECT_MSG("empty tensors are not supported");
-  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, m3,
-                                                   tgi, nullptr, tgb, &ws, &e),
+  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(tg, tx, norm, tm, tr, nullptr, nullptr, m3, tgi,
+                                                   nullptr, tgb, &ws, &e),
             ACLNN_SUCCESS)
       << Msg();
   void* w = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  if (ws > 0) {
+    ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
   ASSERT_EQ(aclnnLayerNormBackward(w, ws, e, nullptr), ACLNN_SUCCESS) << Msg();
   Sync();
   if (w) aclrtFree(w);

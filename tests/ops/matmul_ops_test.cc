@@ -98,8 +98,8 @@ void ExpectMatmulNear(const Operand& out, const std::vector<double>& want,
   ASSERT_EQ(got.size(), want.size()) << what;
   int bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    const double tol = ref::MatmulTolerance(k, abs[i]) + OutputUnit(out.view.dtype) *
-                                                              std::fabs(want[i]) + 1e-30;
+    const double tol =
+        ref::MatmulTolerance(k, abs[i]) + OutputUnit(out.view.dtype) * std::fabs(want[i]) + 1e-30;
     if (!(std::fabs(got[i] - want[i]) <= tol) && ++bad <= 5) {
       ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want[i]
                     << " (tolerance " << tol << ")";
@@ -131,9 +131,9 @@ void CheckMatmul(DType dt, std::vector<int64_t> as, std::vector<int64_t> bs,
 }
 
 TEST(MatmulOpsTest, MmAwkwardShapesEveryDtype) {
-  const std::vector<std::vector<int64_t>> mnk = {
-      {1, 1, 1},     {1, 7, 13},    {17, 1, 5},   {31, 37, 41},
-      {64, 48, 129}, {130, 67, 19}, {3, 5, 300},  {257, 190, 111}};
+  const std::vector<std::vector<int64_t>> mnk = {{1, 1, 1},    {1, 7, 13},     {17, 1, 5},
+                                                 {31, 37, 41}, {64, 48, 129},  {130, 67, 19},
+                                                 {3, 5, 300},  {257, 190, 111}};
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const auto& s : mnk) {
       const Operand a = MakeOperand(dt, {s[0], s[2]}, {}, 0, 3);
@@ -141,8 +141,8 @@ TEST(MatmulOpsTest, MmAwkwardShapesEveryDtype) {
       Operand out = MakeOperand(dt, {s[0], s[1]});
       std::vector<int64_t> os;
       std::vector<double> abs;
-      const auto want = ref::MatmulTorchRef(a.logical, a.view.shape, b.logical, b.view.shape,
-                                            &os, &abs);
+      const auto want =
+          ref::MatmulTorchRef(a.logical, a.view.shape, b.logical, b.view.shape, &os, &abs);
       ASSERT_TRUE(Mm(a.view, b.view, out.view).ok());
       testing::Sync();
       ExpectMatmulNear(out, want, abs, s[2], Label(a.view.shape, b.view.shape, dt));
@@ -180,8 +180,7 @@ TEST(MatmulOpsTest, TransposedBIsNotCopiedThroughAclnn) {
   aclTensor* to = tensor(out.view);
   uint64_t ws = 1;
   aclOpExecutor* e = nullptr;
-  ASSERT_EQ(aclnnMmGetWorkspaceSize(ta, tb, to, 0, &ws, &e), ACLNN_SUCCESS)
-      << aclGetRecentErrMsg();
+  ASSERT_EQ(aclnnMmGetWorkspaceSize(ta, tb, to, 0, &ws, &e), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   EXPECT_EQ(ws, 0u) << "a transposed B must be read in place, not staged";
   ASSERT_EQ(aclnnMm(nullptr, 0, e, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   aclDestroyTensor(ta);
@@ -195,12 +194,12 @@ TEST(MatmulOpsTest, TransposedBIsNotCopiedThroughAclnn) {
 }
 
 TEST(MatmulOpsTest, MatmulBroadcastingRules) {
-  CheckMatmul(DType::kF32, {13}, {13});                      // dot product: 0-d out
-  CheckMatmul(DType::kF32, {13}, {13, 7});                   // (K) @ (K, N) -> (N)
-  CheckMatmul(DType::kF16, {9, 13}, {13});                   // (M, K) @ (K) -> (M)
-  CheckMatmul(DType::kF32, {2, 1, 5, 13}, {3, 13, 7});       // batch (2, 1) x (3) -> (2, 3)
-  CheckMatmul(DType::kBF16, {4, 5, 13}, {13, 7});            // 2-D B broadcast over the batch
-  CheckMatmul(DType::kF32, {13}, {2, 3, 13, 7});             // 1-D A against a batch
+  CheckMatmul(DType::kF32, {13}, {13});                           // dot product: 0-d out
+  CheckMatmul(DType::kF32, {13}, {13, 7});                        // (K) @ (K, N) -> (N)
+  CheckMatmul(DType::kF16, {9, 13}, {13});                        // (M, K) @ (K) -> (M)
+  CheckMatmul(DType::kF32, {2, 1, 5, 13}, {3, 13, 7});            // batch (2, 1) x (3) -> (2, 3)
+  CheckMatmul(DType::kBF16, {4, 5, 13}, {13, 7});                 // 2-D B broadcast over the batch
+  CheckMatmul(DType::kF32, {13}, {2, 3, 13, 7});                  // 1-D A against a batch
   CheckMatmul(DType::kF16, {1, 2, 1, 2, 3, 4}, {2, 1, 2, 4, 5});  // 6 dims
 }
 
@@ -211,8 +210,8 @@ TEST(MatmulOpsTest, BatchMatMulBroadcastsABatchOfOne) {
     Operand out = MakeOperand(dt, {3, 17, 19});
     std::vector<int64_t> os;
     std::vector<double> abs;
-    const auto want = ref::MatmulTorchRef(a.logical, {3, 17, 11}, b.logical, {1, 11, 19}, &os,
-                                          &abs);
+    const auto want =
+        ref::MatmulTorchRef(a.logical, {3, 17, 11}, b.logical, {1, 11, 19}, &os, &abs);
     ASSERT_TRUE(BatchMatMul(a.view, b.view, out.view).ok());
     testing::Sync();
     ExpectMatmulNear(out, want, abs, 11, Label({3, 17, 11}, {1, 11, 19}, dt));
@@ -272,8 +271,7 @@ void CheckAddmm(DType dt, int64_t m, int64_t n, int64_t k, std::vector<int64_t> 
   Operand out = MakeOperand(out_dt, {m, n}, {}, 0, 14);
   std::vector<int64_t> os;
   std::vector<double> abs;
-  std::vector<double> want = ref::MatmulTorchRef(m1.logical, {m, k}, m2.logical, {k, n}, &os,
-                                                 &abs);
+  std::vector<double> want = ref::MatmulTorchRef(m1.logical, {m, k}, m2.logical, {k, n}, &os, &abs);
   const TensorRef sb = BroadcastTo(self.view, {m, n});
   const std::vector<double> sv = Gather(self.stored, sb);
   for (size_t i = 0; i < want.size(); ++i) {
@@ -389,8 +387,9 @@ TEST(MatmulAclnnTest, BadShapesDtypesAndCubeMathTypeAre161002) {
   {
     AclOperand a({2, 3}), b({4, 5}), out({2, 5});
     EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, out.t, 0, &ws, &e), 161002);
-    EXPECT_MSG("aclnnMm: self [2, 3] and mat2 [4, 5] do not multiply: self's last dim 3 must "
-               "equal mat2's second-to-last dim 4");
+    EXPECT_MSG(
+        "aclnnMm: self [2, 3] and mat2 [4, 5] do not multiply: self's last dim 3 must "
+        "equal mat2's second-to-last dim 4");
   }
   {
     AclOperand a({2, 3}), b({3, 5}), out({2, 4});
@@ -418,12 +417,12 @@ TEST(MatmulAclnnTest, BadShapesDtypesAndCubeMathTypeAre161002) {
     // Descriptors only: phase 1 refuses them before any storage is touched.
     AclOperand small({4});
     const int64_t big[] = {70000, 70000}, bs[] = {70000, 2}, storage = 70000LL * 70000;
-    aclTensor* a = aclCreateTensor(big, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
-                                   small.data);
-    aclTensor* b = aclCreateTensor(bs, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
-                                   small.data);
-    aclTensor* out = aclCreateTensor(bs, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &storage, 1,
-                                     small.data);
+    aclTensor* a =
+        aclCreateTensor(big, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1, small.data);
+    aclTensor* b =
+        aclCreateTensor(bs, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, &storage, 1, small.data);
+    aclTensor* out =
+        aclCreateTensor(bs, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, &storage, 1, small.data);
     EXPECT_EQ(aclnnMmGetWorkspaceSize(a, b, out, 1, &ws, &e), 161002);
     EXPECT_MSG("self has both dims above 65535");
     for (aclTensor* t : {a, b, out}) aclDestroyTensor(t);
@@ -460,8 +459,9 @@ TEST(MatmulAclnnTest, BadShapesDtypesAndCubeMathTypeAre161002) {
     double two = 2;
     aclScalar* s2 = aclCreateScalar(&two, ACL_DOUBLE);
     EXPECT_EQ(aclnnAddmmGetWorkspaceSize(self.t, a.t, b.t, s2, s2, out.t, 0, &ws, &e), 161002);
-    EXPECT_MSG("aclnnAddmm: self has shape [3, 5]; it must broadcast to mat1 @ mat2's shape "
-               "[2, 5]");
+    EXPECT_MSG(
+        "aclnnAddmm: self has shape [3, 5]; it must broadcast to mat1 @ mat2's shape "
+        "[2, 5]");
     bool yes = true;
     aclScalar* sb = aclCreateScalar(&yes, ACL_BOOL);
     AclOperand ok_self({5});
@@ -470,6 +470,16 @@ TEST(MatmulAclnnTest, BadShapesDtypesAndCubeMathTypeAre161002) {
     aclDestroyScalar(s2);
     aclDestroyScalar(sb);
   }
+}
+
+TEST(MatmulAclnnTest, OutAliasingAnInputIs161002) {
+  AclOperand a({4, 4}), b({4, 4});
+  uint64_t ws;
+  aclOpExecutor* e;
+  EXPECT_EQ(aclnnMmGetWorkspaceSize(a.t, b.t, a.t, 0, &ws, &e), 161002);
+  EXPECT_MSG("aclnnMm: out overlaps self in memory");
+  EXPECT_EQ(aclnnMatmulGetWorkspaceSize(a.t, b.t, b.t, 0, &ws, &e), 161002);
+  EXPECT_MSG("aclnnMatmul: out overlaps mat2 in memory");
 }
 
 TEST(MatmulAclnnTest, AddmmTwoPhaseAndInplace) {
@@ -491,8 +501,7 @@ TEST(MatmulAclnnTest, AddmmTwoPhaseAndInplace) {
   aclScalar* sa = aclCreateScalar(const_cast<float*>(&alpha), ACL_FLOAT);
   uint64_t ws = 0;
   aclOpExecutor* e = nullptr;
-  ASSERT_EQ(aclnnInplaceAddmmGetWorkspaceSize(self.t, a.t, b.t, sb, sa, 0, &ws, &e),
-            ACLNN_SUCCESS)
+  ASSERT_EQ(aclnnInplaceAddmmGetWorkspaceSize(self.t, a.t, b.t, sb, sa, 0, &ws, &e), ACLNN_SUCCESS)
       << Msg();
   ASSERT_GT(ws, 0u);  // the fp32 product before the epilogue
   void* w = nullptr;

@@ -517,8 +517,8 @@ aclnnStatus aclnnMatmul(void* workspace, uint64_t workspaceSize, aclOpExecutor* 
 aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2, aclTensor* out,
                                     int8_t cubeMathType, uint64_t* workspaceSize,
                                     aclOpExecutor** executor) {
-  return aicore::ops::MatmulEntry("aclnnMm", MatmulKind::kMm, self, nullptr, mat2, nullptr,
-                                  nullptr, out, cubeMathType, workspaceSize, executor);
+  return aicore::ops::MatmulEntry("aclnnMm", MatmulKind::kMm, self, nullptr, mat2, nullptr, nullptr,
+                                  out, cubeMathType, workspaceSize, executor);
 }
 aclnnStatus aclnnMm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                     aclrtStream stream) {
@@ -527,9 +527,8 @@ aclnnStatus aclnnMm(void* workspace, uint64_t workspaceSize, aclOpExecutor* exec
 aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
                                              aclTensor* out, int8_t cubeMathType,
                                              uint64_t* workspaceSize, aclOpExecutor** executor) {
-  return aicore::ops::MatmulEntry("aclnnBatchMatMul", MatmulKind::kBatchMatMul, self, nullptr,
-                                  mat2, nullptr, nullptr, out, cubeMathType, workspaceSize,
-                                  executor);
+  return aicore::ops::MatmulEntry("aclnnBatchMatMul", MatmulKind::kBatchMatMul, self, nullptr, mat2,
+                                  nullptr, nullptr, out, cubeMathType, workspaceSize, executor);
 }
 aclnnStatus aclnnBatchMatMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                              aclrtStream stream) {
@@ -575,7 +574,9 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor* gradOutput,
   }
   return Prepare<SoftmaxBackwardArgs>(
       kApi, a,
-      [](SoftmaxBackwardArgs& x) { return std::vector<TensorRef*>{&x.grad_output, &x.output}; },
+      [](SoftmaxBackwardArgs& x) {
+        return std::vector<TensorRef*>{&x.grad_output, &x.output};
+      },
       [](SoftmaxBackwardArgs& x) { return std::vector<TensorRef*>{&x.out}; }, workspaceSize,
       executor);
 }
@@ -620,16 +621,16 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
   return Prepare<LayerNormBackwardArgs>(
       kApi, a,
       [](LayerNormBackwardArgs& x) {
-        return std::vector<TensorRef*>{&x.grad_out, &x.input, &x.mean, &x.rstd, Opt(x.weight),
-                                       Opt(x.bias)};
+        return std::vector<TensorRef*>{&x.grad_out, &x.input,      &x.mean,
+                                       &x.rstd,     Opt(x.weight), Opt(x.bias)};
       },
       [](LayerNormBackwardArgs& x) {
         return std::vector<TensorRef*>{Opt(x.grad_input), Opt(x.grad_weight), Opt(x.grad_bias)};
       },
       workspaceSize, executor);
 }
-aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize,
-                                   aclOpExecutor* executor, aclrtStream stream) {
+aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                   aclrtStream stream) {
   return RunExecutor("aclnnLayerNormBackward", workspace, workspaceSize, executor, stream);
 }
 

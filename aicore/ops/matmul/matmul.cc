@@ -67,7 +67,9 @@ struct Problem {
   int64_t m = 0, n = 0, k = 0;
 };
 
-const TensorRef& Left(const MatmulArgs& a) { return a.kind == MatmulKind::kAddmm ? a.mat1 : a.self; }
+const TensorRef& Left(const MatmulArgs& a) {
+  return a.kind == MatmulKind::kAddmm ? a.mat1 : a.self;
+}
 const char* LeftName(const MatmulArgs& a) { return a.kind == MatmulKind::kAddmm ? "mat1" : "self"; }
 
 // Inserts a size-1 dim at `pos` (stride 0: it is never stepped).
@@ -305,6 +307,16 @@ void FillZero(const TensorRef& t) {
 
 uint64_t Align512(uint64_t b) { return (b + 511) / 512 * 512; }
 
+// True when the bytes the two non-empty views span intersect.
+bool Overlaps(const TensorRef& x, const TensorRef& y) {
+  if (x.NumElements() == 0 || y.NumElements() == 0) return false;
+  const uint8_t* x0 = x.First();
+  const uint8_t* y0 = y.First();
+  const uint8_t* x1 = x0 + SpanOf(x) * DTypeSize(x.dtype);
+  const uint8_t* y1 = y0 + SpanOf(y) * DTypeSize(y.dtype);
+  return x0 < y1 && y0 < x1;
+}
+
 }  // namespace
 
 OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
@@ -352,8 +364,8 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
                           OpDTypeName(db), "; BFLOAT16 multiplies only with BFLOAT16"));
   }
   const DType promoted = PromoteFloat(da, db);
-  const bool both_vectors = args.kind == MatmulKind::kMatmul && l.Rank() == 1 &&
-                            args.mat2.Rank() == 1;
+  const bool both_vectors =
+      args.kind == MatmulKind::kMatmul && l.Rank() == 1 && args.mat2.Rank() == 1;
   const int8_t cmt = args.cube_math_type;
   if (!both_vectors) {  // documented: cubeMathType is ignored for 1-D @ 1-D
     if (cmt < kKeepDtype || cmt > kUseFp32Add) {
@@ -370,12 +382,16 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
     }
     const bool a2 = chip.npu_arch == 2201 || chip.npu_arch == 3002;
     if (cmt == kKeepDtype && promoted == DType::kF32 && !a2) {
-      return Invalid(StrCat(op, ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs needs an Atlas "
-                            "A2 chip; ", chip.name, " multiplies FLOAT only with cubeMathType 1 "
+      return Invalid(StrCat(op,
+                            ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs needs an Atlas "
+                            "A2 chip; ",
+                            chip.name,
+                            " multiplies FLOAT only with cubeMathType 1 "
                             "or 2"));
     }
     if (cmt == kKeepDtype && promoted == DType::kF32 && args.out.dtype != DType::kF32) {
-      return Invalid(StrCat(op, ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs computes in "
+      return Invalid(StrCat(op,
+                            ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs computes in "
                             "FLOAT; out must be FLOAT, not ",
                             OpDTypeName(args.out.dtype)));
     }
@@ -387,8 +403,8 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
   if (ka != kb) {
     return Invalid(StrCat(op, ": ", lname, " ", ShapeString(l.shape), " and mat2 ",
                           ShapeString(r.shape), " do not multiply: ", lname, "'s last dim ", ka,
-                          " must equal mat2's ", r.Rank() == 1 ? "only" : "second-to-last",
-                          " dim ", kb));
+                          " must equal mat2's ", r.Rank() == 1 ? "only" : "second-to-last", " dim ",
+                          kb));
   }
   std::vector<int64_t> want;
   if (args.kind == MatmulKind::kMatmul || args.kind == MatmulKind::kBatchMatMul) {
@@ -397,7 +413,8 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
     if (r.Rank() > 2) bb.assign(r.shape.begin(), r.shape.end() - 2);
     if (!BroadcastShapes(ba, bb, &want)) {
       return Invalid(StrCat(op, ": the batch dims ", ShapeString(ba), " of ", lname, " and ",
-                            ShapeString(bb), " of mat2 do not broadcast (each must be equal or 1)"));
+                            ShapeString(bb),
+                            " of mat2 do not broadcast (each must be equal or 1)"));
     }
   }
   if (l.Rank() >= 2) want.push_back(l.shape[l.shape.size() - 2]);
@@ -425,6 +442,14 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
   }
+  // The cube reads A and B while it writes C: out must not share bytes with them.
+  for (const auto& [what, t] :
+       {std::pair<const char*, const TensorRef*>{lname, &l}, {"mat2", &args.mat2}}) {
+    if (Overlaps(args.out, *t)) {
+      return Invalid(StrCat(op, ": out overlaps ", what,
+                            " in memory; it must not alias an input of the product"));
+    }
+  }
   return {};
 }
 
@@ -438,13 +463,12 @@ MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {
   plan.n = p.n;
   plan.k = p.k;
   const DType promoted = PromoteFloat(Left(args).dtype, args.mat2.dtype);
-  const bool both_vectors = args.kind == MatmulKind::kMatmul && Left(args).Rank() == 1 &&
-                            args.mat2.Rank() == 1;
-  plan.compute =
-      ComputeDType(promoted, both_vectors ? kKeepDtype : args.cube_math_type, chip);
+  const bool both_vectors =
+      args.kind == MatmulKind::kMatmul && Left(args).Rank() == 1 && args.mat2.Rank() == 1;
+  plan.compute = ComputeDType(promoted, both_vectors ? kKeepDtype : args.cube_math_type, chip);
   plan.epilogue = NeedsEpilogue(args);
-  plan.c_dtype = plan.epilogue ? DType::kF32
-                               : (args.out.dtype == plan.compute ? plan.compute : DType::kF32);
+  plan.c_dtype =
+      plan.epilogue ? DType::kF32 : (args.out.dtype == plan.compute ? plan.compute : DType::kF32);
   if (plan.batch == 0 || plan.m == 0 || plan.n == 0) return plan;  // an empty out
 
   Staging cube;
@@ -502,8 +526,7 @@ Status Launch(const MatmulArgs& in_args, const MatmulPlan& plan, void* workspace
   const Problem p = ProblemOf(args);
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
   // The dense fp32 C of the epilogue, after the cube's staging slots.
-  const TensorRef c_ws =
-      DenseRef(ws + plan.staging_bytes, DType::kF32, {plan.m, plan.n});
+  const TensorRef c_ws = DenseRef(ws + plan.staging_bytes, DType::kF32, {plan.m, plan.n});
   Staging cube;
   StageCube(p, plan, plan.epilogue, &cube);
   Status s = cube.Enqueue(ws, stream, [&](const std::vector<uint8_t*>& dense) -> Status {
@@ -583,8 +606,8 @@ Status Launch(const MatmulArgs& in_args, const MatmulPlan& plan, void* workspace
                          t.out = dense[0];
                          body = [t] { patterns::ElementwiseKernel<ScaleHooks>(t); };
                        }
-                       return LaunchPattern(stream, "ops_addmm_epilogue", ep.block_dim,
-                                            *plan.chip, std::move(body));
+                       return LaunchPattern(stream, "ops_addmm_epilogue", ep.block_dim, *plan.chip,
+                                            std::move(body));
                      });
 }
 

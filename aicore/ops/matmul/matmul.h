@@ -45,8 +45,8 @@ struct MatmulPlan {
   AscendC::tiling::TCubeTiling tiling{};
   int64_t m_tiles = 1, n_tiles = 1;
   uint32_t block_dim = 1;
-  uint64_t staging_bytes = 0;  // the cube kernel's staging slots
-  uint64_t c_bytes = 0;        // the fp32 C of the epilogue, after the slots
+  uint64_t staging_bytes = 0;   // the cube kernel's staging slots
+  uint64_t c_bytes = 0;         // the fp32 C of the epilogue, after the slots
   uint64_t epilogue_bytes = 0;  // the epilogue's staging slots, after C
   uint64_t workspace_bytes = 0;
   const arch::Chip* chip = nullptr;
@@ -63,7 +63,6 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip);
 MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip);
 // Enqueues the staging copies, the cube kernel (AIC mode) and, for Addmm, the epilogue on
 // `stream`. K = 0 fills C with zeros in stream order instead of launching the cube.
-Status Launch(const MatmulArgs& args, const MatmulPlan& plan, void* workspace,
-              const void* stream);
+Status Launch(const MatmulArgs& args, const MatmulPlan& plan, void* workspace, const void* stream);
 
 }  // namespace aicore::ops

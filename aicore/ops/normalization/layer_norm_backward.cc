@@ -93,8 +93,8 @@ struct GradParamsHooks {
   }
   static void Finish(Stats&, const RowReduceTiling&) {}
   static void Apply(const Stats&, const RowScratch&, const LocalTensor<float>&,
-                    const LocalTensor<float>&, const LocalTensor<float>&,
-                    const LocalTensor<float>*, uint32_t, const RowReduceTiling&) {}
+                    const LocalTensor<float>&, const LocalTensor<float>&, const LocalTensor<float>*,
+                    uint32_t, const RowReduceTiling&) {}
   static void RowOutputs(const Stats& s, float* v) {
     v[0] = s.dw;
     v[1] = s.db;
@@ -204,8 +204,7 @@ OpCheck CanImplement(const LayerNormBackwardArgs& a, const arch::Chip&) {
     }
     if (t->dtype != a.input.dtype && t->dtype != DType::kF32) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
-                            "; allowed: input's dtype ", OpDTypeName(a.input.dtype),
-                            " or FLOAT"));
+                            "; allowed: input's dtype ", OpDTypeName(a.input.dtype), " or FLOAT"));
     }
   }
   if (a.mean.dtype != a.rstd.dtype) {
@@ -293,25 +292,24 @@ Status Launch(const LayerNormBackwardArgs& a, const LayerNormBackwardPlan& p, vo
   }
   if (!Wants(a, 1) && !Wants(a, 2)) return Status();
   const Staging st = StageGradParams(a);
-  return st.Enqueue(ws == nullptr ? nullptr : ws + p.dx_bytes, stream,
-                    [&](const std::vector<uint8_t*>& dense) {
-                      patterns::RowReduceTiling t = p.dwb.tiling;
-                      size_t i = 0;
-                      t.x = dense[i++];
-                      t.x_dtype = a.grad_out.dtype;
-                      t.x2 = dense[i++];
-                      t.x2_dtype = a.input.dtype;
-                      t.param[0] = dense[i++];
-                      t.param_dtype[0] = a.mean.dtype;
-                      t.param[1] = dense[i++];
-                      t.param_dtype[1] = a.rstd.dtype;
-                      if (Wants(a, 1)) t.row_out[0] = reinterpret_cast<float*>(dense[i++]);
-                      if (Wants(a, 2)) t.row_out[1] = reinterpret_cast<float*>(dense[i++]);
-                      t.y = nullptr;
-                      return LaunchPattern(stream, "ops_layer_norm_backward_params",
-                                           p.dwb.block_dim, *p.chip,
-                                           [t] { patterns::RowReduceKernel<GradParamsHooks>(t); });
-                    });
+  return st.Enqueue(
+      ws == nullptr ? nullptr : ws + p.dx_bytes, stream, [&](const std::vector<uint8_t*>& dense) {
+        patterns::RowReduceTiling t = p.dwb.tiling;
+        size_t i = 0;
+        t.x = dense[i++];
+        t.x_dtype = a.grad_out.dtype;
+        t.x2 = dense[i++];
+        t.x2_dtype = a.input.dtype;
+        t.param[0] = dense[i++];
+        t.param_dtype[0] = a.mean.dtype;
+        t.param[1] = dense[i++];
+        t.param_dtype[1] = a.rstd.dtype;
+        if (Wants(a, 1)) t.row_out[0] = reinterpret_cast<float*>(dense[i++]);
+        if (Wants(a, 2)) t.row_out[1] = reinterpret_cast<float*>(dense[i++]);
+        t.y = nullptr;
+        return LaunchPattern(stream, "ops_layer_norm_backward_params", p.dwb.block_dim, *p.chip,
+                             [t] { patterns::RowReduceKernel<GradParamsHooks>(t); });
+      });
 }
 
 }  // namespace aicore::ops

@@ -90,7 +90,7 @@ struct LayerNormBackwardPlan {
 // output whose mask entry is true but which is absent.
 OpCheck CanImplement(const LayerNormBackwardArgs& args, const arch::Chip& chip);
 LayerNormBackwardPlan Plan(const LayerNormBackwardArgs& args, const arch::Chip& chip);
-Status Launch(const LayerNormBackwardArgs& args, const LayerNormBackwardPlan& plan,
-              void* workspace, const void* stream);
+Status Launch(const LayerNormBackwardArgs& args, const LayerNormBackwardPlan& plan, void* workspace,
+              const void* stream);
 
 }  // namespace aicore::ops

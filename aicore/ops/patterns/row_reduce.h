@@ -49,7 +49,7 @@ struct RowReduceTiling {
   const uint8_t* param[2] =
       {};  // per-column vectors of `cols` elements (gamma, beta); null: absent
   DType param_dtype[2] = {DType::kF32, DType::kF32};
-  float* row_out[2] = {};  // per-row fp32 results (mean, rstd); null: not wanted
+  float* row_out[2] = {};       // per-row fp32 results (mean, rstd); null: not wanted
   const uint8_t* x2 = nullptr;  // the second per-element input (Hooks::kInputs = 2)
   DType x2_dtype = DType::kF32;
   const float* row_in[2] = {};  // per-row fp32 inputs (Hooks::kRowInputs)
@@ -232,7 +232,7 @@ class RowReduce {
     const uint32_t xs = static_cast<uint32_t>(DTypeSize(dt));
     const uint32_t len = static_cast<uint32_t>(t_.cols) * xs;
     const uint32_t gap = (t_.chunk * xs - (len + 31) / 32 * 32) / 32;  // to the UB pitch
-    LocalTensor<uint8_t> ub_x = que.template AllocTensor<uint8_t>();  // (n, pitch) dt
+    LocalTensor<uint8_t> ub_x = que.template AllocTensor<uint8_t>();   // (n, pitch) dt
     DataCopyPad(ub_x, gm[r * t_.cols * xs],
                 DataCopyExtParams(static_cast<uint16_t>(n), len, 0, gap, 0),
                 DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
@@ -248,7 +248,7 @@ class RowReduce {
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
     const bool write = t_.y != nullptr;
     LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();  // (n, pitch) x_dtype
-    LocalTensor<uint8_t> ub_x2, ub_y;                     // (n, pitch) x2_dtype, y_dtype
+    LocalTensor<uint8_t> ub_x2, ub_y;                    // (n, pitch) x2_dtype, y_dtype
     if constexpr (kTwoInputs) ub_x2 = in2_q_.DeQue<uint8_t>();
     if (write) ub_y = out_q_.AllocTensor<uint8_t>();
     LocalTensor<float> x_f32 = x_f32_.Get<float>();

@@ -65,17 +65,16 @@ Staging StageBackward(const SoftmaxBackwardArgs& a, int64_t dim) {
 
 OpCheck CanImplement(const SoftmaxBackwardArgs& a, const arch::Chip&) {
   const char* op = a.op;
-  for (const auto& [what, t] : {std::pair<const char*, const TensorRef*>{"gradOutput",
-                                                                         &a.grad_output},
-                                {"output", &a.output},
-                                {"out", &a.out}}) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const TensorRef*>{"gradOutput", &a.grad_output},
+        {"output", &a.output},
+        {"out", &a.out}}) {
     if (!patterns::IsPatternDType(t->dtype)) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
                             "; allowed: FLOAT, FLOAT16, BFLOAT16"));
     }
     if (t->Rank() > kMaxRank) {
-      return Invalid(StrCat(op, ": ", what, " has ", t->Rank(), " dims; allowed: 0 to ",
-                            kMaxRank));
+      return Invalid(StrCat(op, ": ", what, " has ", t->Rank(), " dims; allowed: 0 to ", kMaxRank));
     }
     if (t->data == nullptr && t->NumElements() > 0) {
       return NullArg(StrCat(op, ": ", what, " has null storage"));

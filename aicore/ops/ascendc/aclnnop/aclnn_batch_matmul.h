@@ -16,8 +16,7 @@ extern "C" {
 
 aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
                                              aclTensor* out, int8_t cubeMathType,
-                                             uint64_t* workspaceSize,
-                                             aclOpExecutor** executor);
+                                             uint64_t* workspaceSize, aclOpExecutor** executor);
 aclnnStatus aclnnBatchMatMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                              aclrtStream stream);
 

@@ -19,8 +19,8 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
     const aclTensor* biasOptional, const aclBoolArray* outputMask, aclTensor* gradInputOut,
     aclTensor* gradWeightOut, aclTensor* gradBiasOut, uint64_t* workspaceSize,
     aclOpExecutor** executor);
-aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize,
-                                   aclOpExecutor* executor, aclrtStream stream);
+aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                   aclrtStream stream);
 
 #ifdef __cplusplus
 }
