@@ -17,7 +17,12 @@ Status RunOp(const Args& args, const void* stream) {
   const arch::Chip& chip = arch::DefaultChip();
   const OpCheck c = CanImplement(args, chip);
   if (!c.ok()) return c.ToStatus();
-  const auto plan = Plan(args, chip);
+  decltype(Plan(args, chip)) plan;
+  try {
+    plan = Plan(args, chip);  // a plan the chip cannot hold (no Matmul tiling) throws
+  } catch (const Error& e) {
+    return e.status();
+  }
   if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
   std::shared_ptr<rt::Stream> s;
   Status st = rt::ResolveStream(stream, args.op, &s);
@@ -49,6 +54,39 @@ Status Run(const ElementwiseArgs& args, const void* stream) { return RunOp(args,
 Status Run(const SoftmaxArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const LayerNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const RmsNormArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const MatmulArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const SoftmaxBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const LayerNormBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
+
+Status SoftmaxBackward(const TensorRef& grad_output, const TensorRef& output, int64_t dim,
+                       const TensorRef& out, const void* stream) {
+  SoftmaxBackwardArgs a;
+  a.op = "aicore::ops::SoftmaxBackward";
+  a.grad_output = grad_output;
+  a.output = output;
+  a.dim = dim;
+  a.out = out;
+  return RunOp(a, stream);
+}
+Status LayerNormBackward(const TensorRef& grad_out, const TensorRef& input,
+                         const std::vector<int64_t>& normalized_shape, const TensorRef& mean,
+                         const TensorRef& rstd, const TensorRef* weight,
+                         const TensorRef* grad_input, const TensorRef* grad_weight,
+                         const TensorRef* grad_bias, const void* stream) {
+  LayerNormBackwardArgs a;
+  a.op = "aicore::ops::LayerNormBackward";
+  a.grad_out = grad_out;
+  a.input = input;
+  a.normalized_shape = normalized_shape;
+  a.mean = mean;
+  a.rstd = rstd;
+  if (weight) a.weight = *weight;
+  a.output_mask = {grad_input != nullptr, grad_weight != nullptr, grad_bias != nullptr};
+  if (grad_input) a.grad_input = *grad_input;
+  if (grad_weight) a.grad_weight = *grad_weight;
+  if (grad_bias) a.grad_bias = *grad_bias;
+  return RunOp(a, stream);
+}
 
 Status Add(const TensorRef& self, const TensorRef& other, double alpha, const TensorRef& out,
            const void* stream) {
@@ -128,6 +166,49 @@ Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const
   a.epsilon = epsilon;
   a.y = y;
   a.rstd = rstd;
+  return RunOp(a, stream);
+}
+
+namespace {
+
+MatmulArgs MatmulOf(MatmulKind kind, const char* op, const TensorRef& self, const TensorRef& mat2,
+                    const TensorRef& out, int8_t cube_math_type) {
+  MatmulArgs a;
+  a.kind = kind;
+  a.op = op;
+  a.self = self;
+  a.mat2 = mat2;
+  a.out = out;
+  a.cube_math_type = cube_math_type;
+  return a;
+}
+
+}  // namespace
+
+Status Matmul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+              int8_t cube_math_type, const void* stream) {
+  return RunOp(
+      MatmulOf(MatmulKind::kMatmul, "aicore::ops::Matmul", self, mat2, out, cube_math_type),
+      stream);
+}
+Status Mm(const TensorRef& self, const TensorRef& mat2, const TensorRef& out, int8_t cube_math_type,
+          const void* stream) {
+  return RunOp(MatmulOf(MatmulKind::kMm, "aicore::ops::Mm", self, mat2, out, cube_math_type),
+               stream);
+}
+Status BatchMatMul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+                   int8_t cube_math_type, const void* stream) {
+  return RunOp(MatmulOf(MatmulKind::kBatchMatMul, "aicore::ops::BatchMatMul", self, mat2, out,
+                        cube_math_type),
+               stream);
+}
+Status Addmm(const TensorRef& self, const TensorRef& mat1, const TensorRef& mat2, double beta,
+             double alpha, const TensorRef& out, int8_t cube_math_type, const void* stream) {
+  MatmulArgs a =
+      MatmulOf(MatmulKind::kAddmm, "aicore::ops::Addmm", self, mat2, out, cube_math_type);
+  a.mat1 = mat1;
+  a.beta = beta;
+  a.alpha = alpha;
   return RunOp(a, stream);
 }
 

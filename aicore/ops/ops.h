@@ -10,6 +10,7 @@
 
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/ops/framework/operator.h"
+#include "aicore/ops/matmul/matmul.h"
 #include "aicore/ops/normalization/norm.h"
 #include "aicore/ops/softmax/softmax.h"
 
@@ -42,11 +43,38 @@ Status LayerNorm(const TensorRef& input, const std::vector<int64_t>& normalized_
                  const TensorRef* mean, const TensorRef* rstd, const void* stream = nullptr);
 Status RmsNorm(const TensorRef& x, const TensorRef& gamma, double epsilon, const TensorRef& y,
                const TensorRef& rstd, const void* stream = nullptr);
+// The gradient of Softmax along dim: out = output * (grad_output - sum_dim(grad_output * output)).
+Status SoftmaxBackward(const TensorRef& grad_output, const TensorRef& output, int64_t dim,
+                       const TensorRef& out, const void* stream = nullptr);
+// The gradients of LayerNorm from the forward's mean and rstd ([A.., 1..1]); weight nullptr:
+// ones. grad_input, grad_weight, grad_bias: nullptr to skip one (outputMask false).
+Status LayerNormBackward(const TensorRef& grad_out, const TensorRef& input,
+                         const std::vector<int64_t>& normalized_shape, const TensorRef& mean,
+                         const TensorRef& rstd, const TensorRef* weight,
+                         const TensorRef* grad_input, const TensorRef* grad_weight,
+                         const TensorRef* grad_bias, const void* stream = nullptr);
+// torch.matmul: 1-D operands get a dim that out lacks, batch dims broadcast (as aclnnMatmul).
+// cube_math_type: kKeepDtype (0) .. kUseFp32Add (4), as aclnn's cubeMathType.
+Status Matmul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+              int8_t cube_math_type = kKeepDtype, const void* stream = nullptr);
+// out (m, n) = self (m, k) @ mat2 (k, n).
+Status Mm(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+          int8_t cube_math_type = kKeepDtype, const void* stream = nullptr);
+// out (b, m, n) = self (b, m, k) @ mat2 (b, k, n); a batch of 1 broadcasts.
+Status BatchMatMul(const TensorRef& self, const TensorRef& mat2, const TensorRef& out,
+                   int8_t cube_math_type = kKeepDtype, const void* stream = nullptr);
+// out = beta * self + alpha * mat1 @ mat2; self broadcasts to (m, n); beta 0 ignores self.
+Status Addmm(const TensorRef& self, const TensorRef& mat1, const TensorRef& mat2, double beta,
+             double alpha, const TensorRef& out, int8_t cube_math_type = kKeepDtype,
+             const void* stream = nullptr);
 
 // Runs any operator's Arguments through CanImplement, Plan and Launch on the default chip.
 Status Run(const ElementwiseArgs& args, const void* stream = nullptr);
 Status Run(const SoftmaxArgs& args, const void* stream = nullptr);
 Status Run(const LayerNormArgs& args, const void* stream = nullptr);
 Status Run(const RmsNormArgs& args, const void* stream = nullptr);
+Status Run(const MatmulArgs& args, const void* stream = nullptr);
+Status Run(const SoftmaxBackwardArgs& args, const void* stream = nullptr);
+Status Run(const LayerNormBackwardArgs& args, const void* stream = nullptr);
 
 }  // namespace aicore::ops

@@ -8,16 +8,23 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_addmm.h"
+#include "aclnnop/aclnn_batch_matmul.h"
 #include "aclnnop/aclnn_gelu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_silu.h"
 #include "aclnnop/aclnn_softmax.h"
+#include "aclnnop/aclnn_softmax_backward.h"
 #include "aicore/ops/aclnn/descriptors.h"
 #include "aicore/ops/ops.h"
 
@@ -251,10 +258,55 @@ aclnnStatus SoftmaxEntry(const char* api, bool log, const aclTensor* self, int64
       [](SoftmaxArgs& x) { return std::vector<TensorRef*>{&x.out}; }, ws, executor);
 }
 
+aclnnStatus MatmulEntry(const char* api, MatmulKind kind, const aclTensor* self,
+                        const aclTensor* mat1, const aclTensor* mat2, const aclScalar* beta,
+                        const aclScalar* alpha, const aclTensor* out, int8_t cube_math_type,
+                        uint64_t* ws, aclOpExecutor** executor) {
+  MatmulArgs a;
+  a.kind = kind;
+  a.cube_math_type = cube_math_type;
+  const bool addmm = kind == MatmulKind::kAddmm;
+  a.in_place = addmm && out == self;
+  aclnnStatus s = ToRef(api, a.in_place ? "selfRef" : "self", self, &a.self);
+  if (s != ACLNN_SUCCESS) return s;
+  if (addmm && (s = ToRef(api, "mat1", mat1, &a.mat1)) != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "mat2", mat2, &a.mat2)) != ACLNN_SUCCESS) return s;
+  if (addmm) {
+    // Documented scalar dtypes: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8.
+    for (const auto& [what, sc, value] :
+         {std::tuple<const char*, const aclScalar*, double*>{"beta", beta, &a.beta},
+          {"alpha", alpha, &a.alpha}}) {
+      if (sc != nullptr && (sc->dtype == ACL_BF16 || sc->dtype == ACL_BOOL)) {
+        return Report(api, ACLNN_ERR_PARAM_INVALID,
+                      StrCat(what, " has dtype ", AclDataTypeName(sc->dtype),
+                             "; allowed: FLOAT, FLOAT16, DOUBLE, INT8, INT16, INT32, INT64, "
+                             "UINT8"));
+      }
+      DType dt;
+      if ((s = ToScalar(api, what, sc, value, &dt)) != ACLNN_SUCCESS) return s;
+    }
+  }
+  if (!a.in_place && (s = ToRef(api, "out", out, &a.out)) != ACLNN_SUCCESS) return s;
+  if (a.in_place) a.out = a.self;
+  if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  return Prepare<MatmulArgs>(
+      api, a,
+      [addmm](MatmulArgs& x) {
+        return addmm ? std::vector<TensorRef*>{&x.self, &x.mat1, &x.mat2}
+                     : std::vector<TensorRef*>{&x.self, &x.mat2};
+      },
+      [in_place = a.in_place](MatmulArgs& x) {
+        // selfRef is input 0 and the output; Launch writes through input 0's address.
+        return std::vector<TensorRef*>{in_place ? nullptr : &x.out};
+      },
+      ws, executor);
+}
+
 }  // namespace
 }  // namespace aicore::ops
 
 using aicore::ops::ElementwiseKind;
+using aicore::ops::MatmulKind;
 using aicore::ops::RunExecutor;
 
 extern "C" {
@@ -450,6 +502,136 @@ aclnnStatus aclnnRmsNormGetWorkspaceSize(const aclTensor* x, const aclTensor* ga
 aclnnStatus aclnnRmsNorm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                          aclrtStream stream) {
   return RunExecutor("aclnnRmsNorm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
+                                        aclTensor* out, int8_t cubeMathType,
+                                        uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnMatmul", MatmulKind::kMatmul, self, nullptr, mat2, nullptr,
+                                  nullptr, out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnMatmul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                        aclrtStream stream) {
+  return RunExecutor("aclnnMatmul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnMmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2, aclTensor* out,
+                                    int8_t cubeMathType, uint64_t* workspaceSize,
+                                    aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnMm", MatmulKind::kMm, self, nullptr, mat2, nullptr, nullptr,
+                                  out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnMm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                    aclrtStream stream) {
+  return RunExecutor("aclnnMm", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor* self, const aclTensor* mat2,
+                                             aclTensor* out, int8_t cubeMathType,
+                                             uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnBatchMatMul", MatmulKind::kBatchMatMul, self, nullptr, mat2,
+                                  nullptr, nullptr, out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnBatchMatMul(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                             aclrtStream stream) {
+  return RunExecutor("aclnnBatchMatMul", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnAddmmGetWorkspaceSize(const aclTensor* self, const aclTensor* mat1,
+                                       const aclTensor* mat2, const aclScalar* beta,
+                                       const aclScalar* alpha, aclTensor* out, int8_t cubeMathType,
+                                       uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnAddmm", MatmulKind::kAddmm, self, mat1, mat2, beta, alpha,
+                                  out, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnAddmm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                       aclrtStream stream) {
+  return RunExecutor("aclnnAddmm", workspace, workspaceSize, executor, stream);
+}
+aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor* selfRef, const aclTensor* mat1,
+                                              const aclTensor* mat2, const aclScalar* beta,
+                                              const aclScalar* alpha, int8_t cubeMathType,
+                                              uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return aicore::ops::MatmulEntry("aclnnInplaceAddmm", MatmulKind::kAddmm, selfRef, mat1, mat2,
+                                  beta, alpha, selfRef, cubeMathType, workspaceSize, executor);
+}
+aclnnStatus aclnnInplaceAddmm(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                              aclrtStream stream) {
+  return RunExecutor("aclnnInplaceAddmm", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(const aclTensor* gradOutput,
+                                                 const aclTensor* output, int64_t dim,
+                                                 aclTensor* out, uint64_t* workspaceSize,
+                                                 aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnSoftmaxBackward";
+  SoftmaxBackwardArgs a;
+  a.dim = dim;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "gradOutput", gradOutput, &a.grad_output)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "output", output, &a.output)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "out", out, &a.out)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<SoftmaxBackwardArgs>(
+      kApi, a,
+      [](SoftmaxBackwardArgs& x) {
+        return std::vector<TensorRef*>{&x.grad_output, &x.output};
+      },
+      [](SoftmaxBackwardArgs& x) { return std::vector<TensorRef*>{&x.out}; }, workspaceSize,
+      executor);
+}
+aclnnStatus aclnnSoftmaxBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                 aclrtStream stream) {
+  return RunExecutor("aclnnSoftmaxBackward", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
+    const aclTensor* gradOut, const aclTensor* input, const aclIntArray* normalizedShape,
+    const aclTensor* mean, const aclTensor* rstd, const aclTensor* weightOptional,
+    const aclTensor* biasOptional, const aclBoolArray* outputMask, aclTensor* gradInputOut,
+    aclTensor* gradWeightOut, aclTensor* gradBiasOut, uint64_t* workspaceSize,
+    aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnLayerNormBackward";
+  LayerNormBackwardArgs a;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "gradOut", gradOut, &a.grad_out)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "input", input, &a.input)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  if (normalizedShape == nullptr) {
+    return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "normalizedShape is null");
+  }
+  a.normalized_shape = normalizedShape->values;
+  if ((s = ToRef(kApi, "mean", mean, &a.mean)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "rstd", rstd, &a.rstd)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "weightOptional", weightOptional, true, &a.weight)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "biasOptional", biasOptional, true, &a.bias)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  if (outputMask == nullptr) return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "outputMask is null");
+  a.output_mask = outputMask->values;
+  // An output whose mask entry is false may be null; CanImplement reports a true entry's null.
+  if ((s = ToRef(kApi, "gradInputOut", gradInputOut, true, &a.grad_input)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "gradWeightOut", gradWeightOut, true, &a.grad_weight)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "gradBiasOut", gradBiasOut, true, &a.grad_bias)) != ACLNN_SUCCESS ||
+      (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<LayerNormBackwardArgs>(
+      kApi, a,
+      [](LayerNormBackwardArgs& x) {
+        return std::vector<TensorRef*>{&x.grad_out, &x.input,      &x.mean,
+                                       &x.rstd,     Opt(x.weight), Opt(x.bias)};
+      },
+      [](LayerNormBackwardArgs& x) {
+        return std::vector<TensorRef*>{Opt(x.grad_input), Opt(x.grad_weight), Opt(x.grad_bias)};
+      },
+      workspaceSize, executor);
+}
+aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                   aclrtStream stream) {
+  return RunExecutor("aclnnLayerNormBackward", workspace, workspaceSize, executor, stream);
 }
 
 }  // extern "C"

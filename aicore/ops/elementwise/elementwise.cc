@@ -246,8 +246,6 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
   return {};
 }
 
-namespace {
-
 // The tile and the split over blocks of `total` elements.
 void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p) {
   p->chip = &chip;
@@ -261,8 +259,6 @@ void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, Ele
   p->tiling.per_block = per_block;
   p->tiling.tile = static_cast<uint32_t>(std::min<uint64_t>(tile, (per_block + 63) / 64 * 64));
 }
-
-}  // namespace
 
 ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
   ElementwisePlan p;

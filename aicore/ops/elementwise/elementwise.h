@@ -41,6 +41,10 @@ DType PromoteFloat(DType a, DType b);
 bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                      std::vector<int64_t>* out);
 
+// Fills `p`'s chip, tile and split over blocks for `total` elements of a pattern with `inputs`
+// operands and `temps` scratch tiles (other operators' epilogues plan with it too).
+void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p);
+
 // Checks dtypes (fp32/fp16/bf16 operands and out), ranks (<= 8), the broadcast and out's shape.
 OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip& chip);
 // Tile from the UB budget, the split over blocks, the staging workspace. Call after

@@ -106,12 +106,12 @@ ChipBudget BudgetOf(const arch::Chip& chip) {
   return b;
 }
 
-int Staging::Add(const TensorRef& view, bool output, DType kernel_dtype) {
+int Staging::Add(const TensorRef& view, bool output, DType kernel_dtype, bool in_place_ok) {
   Operand op;
   op.view = view;
   op.output = output;
   op.kernel_dtype = kernel_dtype;
-  op.staged = !view.IsDense() || kernel_dtype != view.dtype;
+  op.staged = !in_place_ok || kernel_dtype != view.dtype;
   if (op.staged && view.NumElements() > 0) {
     op.ws_offset = ws_bytes_;
     const uint64_t bytes = static_cast<uint64_t>(view.NumElements()) * DTypeSize(kernel_dtype);
@@ -121,9 +121,17 @@ int Staging::Add(const TensorRef& view, bool output, DType kernel_dtype) {
   return static_cast<int>(operands_.size()) - 1;
 }
 
-int Staging::AddInput(const TensorRef& view) { return Add(view, false, view.dtype); }
+int Staging::AddInput(const TensorRef& view) {
+  return Add(view, false, view.dtype, view.IsDense());
+}
 int Staging::AddOutput(const TensorRef& view, DType kernel_dtype) {
-  return Add(view, true, kernel_dtype);
+  return Add(view, true, kernel_dtype, view.IsDense());
+}
+int Staging::AddInput(const TensorRef& view, DType kernel_dtype, bool in_place_ok) {
+  return Add(view, false, kernel_dtype, in_place_ok);
+}
+int Staging::AddOutput(const TensorRef& view, DType kernel_dtype, bool in_place_ok) {
+  return Add(view, true, kernel_dtype, in_place_ok);
 }
 
 Status Staging::Enqueue(

@@ -78,6 +78,14 @@ class Staging {
  public:
   // Adds an input; returns its index.
   int AddInput(const TensorRef& view);
+  // Adds an input the kernel reads as `kernel_dtype`; `in_place_ok` says the kernel can read the
+  // view where it is (a strided layout it handles natively), so it is staged only for a dtype
+  // change. Returns its index.
+  int AddInput(const TensorRef& view, DType kernel_dtype, bool in_place_ok);
+  // As AddOutput, with `in_place_ok` as for AddInput.
+  int AddOutput(const TensorRef& view, DType kernel_dtype, bool in_place_ok);
+  // True when operand `i` goes through a workspace slot (its dense address is the slot's).
+  bool staged(int i) const { return operands_[i].staged; }
   // Adds an output the kernel writes as `kernel_dtype`; returns its index.
   int AddOutput(const TensorRef& view, DType kernel_dtype);
   // The workspace bytes the slots need (each 512-byte aligned).
@@ -95,7 +103,7 @@ class Staging {
     DType kernel_dtype = DType::kF32;
     uint64_t ws_offset = 0;
   };
-  int Add(const TensorRef& view, bool output, DType kernel_dtype);
+  int Add(const TensorRef& view, bool output, DType kernel_dtype, bool in_place_ok);
   std::vector<Operand> operands_;
   uint64_t ws_bytes_ = 0;
 };

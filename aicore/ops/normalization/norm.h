@@ -57,4 +57,40 @@ OpCheck CanImplement(const RmsNormArgs& args, const arch::Chip& chip);
 NormPlan Plan(const RmsNormArgs& args, const arch::Chip& chip);
 Status Launch(const RmsNormArgs& args, const NormPlan& plan, void* workspace, const void* stream);
 
+// LayerNormBackward over the trailing normalizedShape axes. With g = gradOut, xhat = (input -
+// mean) * rstd and w = weight (ones when absent): gradInput = rstd * (g w - mean_row(g w) - xhat *
+// mean_row(g w xhat)), gradWeight = sum_rows(g xhat), gradBias = sum_rows(g). outputMask[i] false
+// skips output i (which may then be absent).
+struct LayerNormBackwardArgs {
+  const char* op = "aclnnLayerNormBackward";
+  TensorRef grad_out;
+  TensorRef input;
+  std::vector<int64_t> normalized_shape;
+  TensorRef mean, rstd;  // [A.., 1..1], as the forward wrote them
+  std::optional<TensorRef> weight, bias;
+  std::vector<bool> output_mask = {true, true, true};  // dx, dw, db
+  std::optional<TensorRef> grad_input, grad_weight, grad_bias;
+  uint64_t max_ub_bytes = 0;  // > 0: cap the UB budget (tests)
+};
+
+struct LayerNormBackwardPlan {
+  patterns::RowReducePlan dx;   // rows of (M, N): gradInput
+  patterns::RowReducePlan dwb;  // rows of the transposed (N, M): gradWeight, gradBias
+  int64_t m = 0, n = 0;
+  uint64_t dx_bytes = 0;  // the dx pass's staging; the dw/db pass's follows
+  uint64_t workspace_bytes = 0;
+  const arch::Chip* chip = nullptr;
+};
+
+// 161002 for: outputMask not of 3 entries, rank outside 1..8, an empty input (not supported, as
+// documented), dtypes outside fp32/fp16/bf16, gradOut not input's dtype and shape, normalizedShape
+// not input's trailing dims, mean/rstd of different dtypes or narrower than input or not [A..,
+// 1..1], weight/bias not normalizedShape, gradInput not input's dtype and shape, gradWeight/
+// gradBias not normalizedShape's shape (and weight's dtype when weight is given). 161001 for an
+// output whose mask entry is true but which is absent.
+OpCheck CanImplement(const LayerNormBackwardArgs& args, const arch::Chip& chip);
+LayerNormBackwardPlan Plan(const LayerNormBackwardArgs& args, const arch::Chip& chip);
+Status Launch(const LayerNormBackwardArgs& args, const LayerNormBackwardPlan& plan, void* workspace,
+              const void* stream);
+
 }  // namespace aicore::ops

@@ -10,6 +10,10 @@
 //   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
 //   mean for layer norm), the second applies them chunk by chunk.
 // Both strategies call the same hooks, and the queues are depth 2 (double buffered).
+// Backward operators use three extensions: a second per-element input `x2` read alongside x
+// (Hooks::kInputs = 2), per-row fp32 inputs `row_in` handed to Hooks::Begin before a row's first
+// chunk (Hooks::kRowInputs > 0), and no per-element output (`y` null: only the row outputs are
+// written, and the online pass reads each row once).
 //
 // A Hooks type provides:
 //   struct Stats;  // value-initialised per row
@@ -20,6 +24,15 @@
 //                     const RowReduceTiling&);            // param[i]: this chunk's columns
 //   static void RowOutputs(const Stats&, float* values);  // kRowOutputs values per row
 //   static constexpr int kRowOutputs;                     // 0..2 (mean, rstd, ...)
+// and, with kInputs = 2, instead of Accumulate and Apply above (params loaded for both):
+//   static void Accumulate(Stats&, const RowScratch&, const LocalTensor<float>& x,
+//                          const LocalTensor<float>& x2, const LocalTensor<float>* param,
+//                          uint32_t n, const RowReduceTiling&);
+//   static void Apply(const Stats&, const RowScratch&, const LocalTensor<float>& dst,
+//                     const LocalTensor<float>& x, const LocalTensor<float>& x2,
+//                     const LocalTensor<float>* param, uint32_t n, const RowReduceTiling&);
+// and, with kRowInputs = k > 0:
+//   static void Begin(Stats&, const float* row_in);       // row_in[i]: row_in[i][row]
 #pragma once
 
 #include <cstdint>
@@ -36,7 +49,10 @@ struct RowReduceTiling {
   const uint8_t* param[2] =
       {};  // per-column vectors of `cols` elements (gamma, beta); null: absent
   DType param_dtype[2] = {DType::kF32, DType::kF32};
-  float* row_out[2] = {};  // per-row fp32 results (mean, rstd); null: not wanted
+  float* row_out[2] = {};       // per-row fp32 results (mean, rstd); null: not wanted
+  const uint8_t* x2 = nullptr;  // the second per-element input (Hooks::kInputs = 2)
+  DType x2_dtype = DType::kF32;
+  const float* row_in[2] = {};  // per-row fp32 inputs (Hooks::kRowInputs)
   int64_t rows = 0;
   int64_t cols = 0;
   int64_t rows_per_block = 0;  // the most rows a block takes (blocks differ by at most one)
@@ -52,14 +68,36 @@ struct RowScratch {
   AscendC::LocalTensor<float> tmp, result, reduce_tmp;
 };
 
-// Returns the UB bytes one element of a tile costs (queue slots in and out sized for fp32, the
-// fp32 conversions, the scratch row and two parameter rows with their raw copies).
-constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile) {
-  return 4u * (6u * rows_per_tile + 1u + 4u);
+// Returns the UB bytes one element of a tile costs (per input two fp32-sized queue slots and an
+// fp32 conversion, the same for the output, the scratch row and two parameter rows with their raw
+// copies).
+constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile, uint32_t inputs = 1) {
+  return 4u * ((3u + 3u * inputs) * rows_per_tile + 1u + 4u);
+}
+
+// The per-element inputs (1 or 2) and per-row inputs (0..2) of a Hooks type.
+template <class Hooks>
+constexpr int RowReduceInputs() {
+  if constexpr (requires { Hooks::kInputs; }) {
+    return Hooks::kInputs;
+  } else {
+    return 1;
+  }
+}
+template <class Hooks>
+constexpr int RowReduceRowInputs() {
+  if constexpr (requires { Hooks::kRowInputs; }) {
+    return Hooks::kRowInputs;
+  } else {
+    return 0;
+  }
 }
 
 template <class Hooks>
 class RowReduce {
+  static constexpr bool kTwoInputs = RowReduceInputs<Hooks>() == 2;
+  static constexpr int kRowIn = RowReduceRowInputs<Hooks>();
+
  public:
   __aicore__ inline void Init(const RowReduceTiling& t) {
     t_ = t;
@@ -72,11 +110,20 @@ class RowReduce {
     const uint32_t tile_floats = width * (t.online ? 1 : t.rows_per_tile);
     const uint64_t xs = DTypeSize(t.x_dtype), ys = DTypeSize(t.y_dtype);
     gm_x_.SetGlobalBuffer(const_cast<uint8_t*>(t.x) + row0_ * t.cols * xs, rows_ * t.cols * xs);
-    gm_y_.SetGlobalBuffer(t.y + row0_ * t.cols * ys, rows_ * t.cols * ys);
     pipe_.InitBuffer(in_q_, 2, tile_floats * 4);
-    pipe_.InitBuffer(out_q_, 2, tile_floats * 4);
     pipe_.InitBuffer(x_f32_, tile_floats * 4);
-    pipe_.InitBuffer(y_f32_, tile_floats * 4);
+    if (t.y != nullptr) {
+      gm_y_.SetGlobalBuffer(t.y + row0_ * t.cols * ys, rows_ * t.cols * ys);
+      pipe_.InitBuffer(out_q_, 2, tile_floats * 4);
+      pipe_.InitBuffer(y_f32_, tile_floats * 4);
+    }
+    if constexpr (kTwoInputs) {
+      const uint64_t x2s = DTypeSize(t.x2_dtype);
+      gm_x2_.SetGlobalBuffer(const_cast<uint8_t*>(t.x2) + row0_ * t.cols * x2s,
+                             rows_ * t.cols * x2s);
+      pipe_.InitBuffer(in2_q_, 2, tile_floats * 4);
+      pipe_.InitBuffer(x2_f32_, tile_floats * 4);
+    }
     pipe_.InitBuffer(tmp_, width * 4);
     pipe_.InitBuffer(result_, 32);
     pipe_.InitBuffer(reduce_tmp_, ReduceTmpFloats(width) * 4);
@@ -127,6 +174,39 @@ class RowReduce {
     }
   }
 
+  // Starts row `row` of this block: value-initialised stats, then Begin with the row inputs.
+  __aicore__ inline typename Hooks::Stats BeginRow(int64_t row) {
+    typename Hooks::Stats s{};
+    if constexpr (kRowIn > 0) {
+      float v[kRowIn];
+      for (int i = 0; i < kRowIn; ++i) {
+        AscendC::GlobalTensor<float> g;
+        g.SetGlobalBuffer(const_cast<float*>(t_.row_in[i]) + row0_ + row, 1);
+        v[i] = g.GetValue(0);
+      }
+      Hooks::Begin(s, v);
+    }
+    return s;
+  }
+
+  __aicore__ inline void Accumulate(typename Hooks::Stats& s, const AscendC::LocalTensor<float>& x,
+                                    const AscendC::LocalTensor<float>& x2, uint32_t n) {
+    if constexpr (kTwoInputs) {
+      Hooks::Accumulate(s, scratch_, x, x2, param_, n, t_);
+    } else {
+      Hooks::Accumulate(s, scratch_, x, n);
+    }
+  }
+  __aicore__ inline void Apply(const typename Hooks::Stats& s, const AscendC::LocalTensor<float>& y,
+                               const AscendC::LocalTensor<float>& x,
+                               const AscendC::LocalTensor<float>& x2, uint32_t n) {
+    if constexpr (kTwoInputs) {
+      Hooks::Apply(s, scratch_, y, x, x2, param_, n, t_);
+    } else {
+      Hooks::Apply(s, scratch_, y, x, param_, n, t_);
+    }
+  }
+
   __aicore__ inline void WriteRowOutputs(int64_t row, const typename Hooks::Stats& s) {
     if constexpr (Hooks::kRowOutputs > 0) {
       float v[Hooks::kRowOutputs];
@@ -142,15 +222,21 @@ class RowReduce {
 
   // One pass: rows [r, r + n) of this block.
   __aicore__ inline void CopyInRows(int64_t r, uint32_t n) {
+    CopyInRowsOf(in_q_, gm_x_, t_.x_dtype, r, n);
+    if constexpr (kTwoInputs) CopyInRowsOf(in2_q_, gm_x2_, t_.x2_dtype, r, n);
+  }
+  template <class Que>
+  __aicore__ inline void CopyInRowsOf(Que& que, const AscendC::GlobalTensor<uint8_t>& gm, DType dt,
+                                      int64_t r, uint32_t n) {
     using namespace AscendC;
-    const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
+    const uint32_t xs = static_cast<uint32_t>(DTypeSize(dt));
     const uint32_t len = static_cast<uint32_t>(t_.cols) * xs;
     const uint32_t gap = (t_.chunk * xs - (len + 31) / 32 * 32) / 32;  // to the UB pitch
-    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();          // (n, pitch) x_dtype
-    DataCopyPad(ub_x, gm_x_[r * t_.cols * xs],
+    LocalTensor<uint8_t> ub_x = que.template AllocTensor<uint8_t>();   // (n, pitch) dt
+    DataCopyPad(ub_x, gm[r * t_.cols * xs],
                 DataCopyExtParams(static_cast<uint16_t>(n), len, 0, gap, 0),
                 DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
-    in_q_.EnQue(ub_x);
+    que.EnQue(ub_x);
   }
 
   // Converts and rewrites row by row (a row's UB padding is never computed on).
@@ -160,26 +246,38 @@ class RowReduce {
     const uint32_t cols = static_cast<uint32_t>(t_.cols);
     const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
-    LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();         // (n, pitch) x_dtype
-    LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n, pitch) y_dtype
-    LocalTensor<float> x_f32 = x_f32_.Get<float>(), y_f32 = y_f32_.Get<float>();
+    const bool write = t_.y != nullptr;
+    LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();  // (n, pitch) x_dtype
+    LocalTensor<uint8_t> ub_x2, ub_y;                    // (n, pitch) x2_dtype, y_dtype
+    if constexpr (kTwoInputs) ub_x2 = in2_q_.DeQue<uint8_t>();
+    if (write) ub_y = out_q_.AllocTensor<uint8_t>();
+    LocalTensor<float> x_f32 = x_f32_.Get<float>();
     for (uint32_t i = 0; i < n; ++i) {
-      LocalTensor<uint8_t> ub_y_row = ub_y[i * pitch * ys];
       LocalTensor<float> x = ToFloat(ub_x[i * pitch * xs], t_.x_dtype, x_f32[i * pitch], cols);
-      LocalTensor<float> y = FloatView(ub_y_row, t_.y_dtype, y_f32[i * pitch]);
-      typename Hooks::Stats s{};
-      Hooks::Accumulate(s, scratch_, x, cols);
+      LocalTensor<float> x2;
+      if constexpr (kTwoInputs) {
+        const uint32_t x2s = static_cast<uint32_t>(DTypeSize(t_.x2_dtype));
+        x2 = ToFloat(ub_x2[i * pitch * x2s], t_.x2_dtype, x2_f32_.Get<float>()[i * pitch], cols);
+      }
+      typename Hooks::Stats s = BeginRow(r + i);
+      Accumulate(s, x, x2, cols);
       Hooks::Finish(s, t_);
-      Hooks::Apply(s, scratch_, y, x, param_, cols, t_);
-      FromFloat(ub_y_row, t_.y_dtype, y, cols);
+      if (write) {
+        LocalTensor<uint8_t> ub_y_row = ub_y[i * pitch * ys];
+        LocalTensor<float> y = FloatView(ub_y_row, t_.y_dtype, y_f32_.Get<float>()[i * pitch]);
+        Apply(s, y, x, x2, cols);
+        FromFloat(ub_y_row, t_.y_dtype, y, cols);
+      }
       WriteRowOutputs(r + i, s);
     }
-    out_q_.EnQue(ub_y);
+    if (write) out_q_.EnQue(ub_y);
     in_q_.FreeTensor(ub_x);
+    if constexpr (kTwoInputs) in2_q_.FreeTensor(ub_x2);
   }
 
   __aicore__ inline void CopyOutRows(int64_t r, uint32_t n) {
     using namespace AscendC;
+    if (t_.y == nullptr) return;
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
     const uint32_t len = static_cast<uint32_t>(t_.cols) * ys;
     const uint32_t gap = (t_.chunk * ys - (len + 31) / 32 * 32) / 32;
@@ -189,33 +287,51 @@ class RowReduce {
     out_q_.FreeTensor(ub_y);
   }
 
-  // Online: row r of this block, in chunks, twice.
+  // Online: row r of this block, in chunks, twice (once when there is no element output).
   __aicore__ inline void ProcessLongRow(int64_t r) {
     using namespace AscendC;
     const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
+    const uint32_t x2s = static_cast<uint32_t>(DTypeSize(t_.x2_dtype));
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
-    const uint64_t x_row = r * t_.cols * xs, y_row = r * t_.cols * ys;
-    typename Hooks::Stats s{};
+    const uint64_t x_row = r * t_.cols * xs, x2_row = r * t_.cols * x2s, y_row = r * t_.cols * ys;
+    typename Hooks::Stats s = BeginRow(r);
     for (int64_t c = 0; c < t_.cols; c += t_.chunk) {
       const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
-      CopyInChunk(x_row + c * xs, n * xs);
+      CopyInChunk(in_q_, gm_x_, x_row + c * xs, n * xs);
       LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
-      Hooks::Accumulate(s, scratch_, ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n), n);
+      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n);
+      if constexpr (kTwoInputs) {
+        CopyInChunk(in2_q_, gm_x2_, x2_row + c * x2s, n * x2s);
+        LoadParams(c, n);
+        LocalTensor<uint8_t> ub_x2 = in2_q_.DeQue<uint8_t>();
+        Accumulate(s, x, ToFloat(ub_x2, t_.x2_dtype, x2_f32_.Get<float>(), n), n);
+        in2_q_.FreeTensor(ub_x2);
+      } else {
+        Accumulate(s, x, x, n);
+      }
       in_q_.FreeTensor(ub_x);
     }
     Hooks::Finish(s, t_);
-    for (int64_t c = 0; c < t_.cols; c += t_.chunk) {
+    for (int64_t c = 0; t_.y != nullptr && c < t_.cols; c += t_.chunk) {
       const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
-      CopyInChunk(x_row + c * xs, n * xs);
+      CopyInChunk(in_q_, gm_x_, x_row + c * xs, n * xs);
+      if constexpr (kTwoInputs) CopyInChunk(in2_q_, gm_x2_, x2_row + c * x2s, n * x2s);
       LoadParams(c, n);
       LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
       LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n);
+      LocalTensor<uint8_t> ub_x2;
+      LocalTensor<float> x2 = x;
+      if constexpr (kTwoInputs) {
+        ub_x2 = in2_q_.DeQue<uint8_t>();
+        x2 = ToFloat(ub_x2, t_.x2_dtype, x2_f32_.Get<float>(), n);
+      }
       LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n,) y_dtype
       LocalTensor<float> y = FloatView(ub_y, t_.y_dtype, y_f32_.Get<float>());
-      Hooks::Apply(s, scratch_, y, x, param_, n, t_);
+      Apply(s, y, x, x2, n);
       FromFloat(ub_y, t_.y_dtype, y, n);
       out_q_.EnQue(ub_y);
       in_q_.FreeTensor(ub_x);
+      if constexpr (kTwoInputs) in2_q_.FreeTensor(ub_x2);
       ub_y = out_q_.DeQue<uint8_t>();
       DataCopyPad(gm_y_[y_row + c * ys], ub_y, DataCopyExtParams(1, n * ys, 0, 0, 0));
       out_q_.FreeTensor(ub_y);
@@ -223,24 +339,26 @@ class RowReduce {
     WriteRowOutputs(r, s);
   }
 
-  __aicore__ inline void CopyInChunk(uint64_t byte_offset, uint32_t bytes) {
+  template <class Que>
+  __aicore__ inline void CopyInChunk(Que& que, const AscendC::GlobalTensor<uint8_t>& gm,
+                                     uint64_t byte_offset, uint32_t bytes) {
     using namespace AscendC;
-    LocalTensor<uint8_t> ub_x = in_q_.AllocTensor<uint8_t>();  // (n,) x_dtype
-    DataCopyPad(ub_x, gm_x_[byte_offset], DataCopyExtParams(1, bytes, 0, 0, 0),
+    LocalTensor<uint8_t> ub_x = que.template AllocTensor<uint8_t>();  // (n,) dtype
+    DataCopyPad(ub_x, gm[byte_offset], DataCopyExtParams(1, bytes, 0, 0, 0),
                 DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
-    in_q_.EnQue(ub_x);
+    que.EnQue(ub_x);
   }
 
   RowReduceTiling t_;
   int64_t row0_ = 0, rows_ = 0;
   AscendC::TPipe pipe_;
-  AscendC::TQue<AscendC::QuePosition::VECIN, 2> in_q_;
+  AscendC::TQue<AscendC::QuePosition::VECIN, 2> in_q_, in2_q_;
   AscendC::TQue<AscendC::QuePosition::VECOUT, 2> out_q_;
-  AscendC::TBuf<AscendC::QuePosition::VECCALC> x_f32_, y_f32_, tmp_, result_, reduce_tmp_;
+  AscendC::TBuf<AscendC::QuePosition::VECCALC> x_f32_, x2_f32_, y_f32_, tmp_, result_, reduce_tmp_;
   AscendC::TBuf<AscendC::QuePosition::VECCALC> param_raw_[2], param_f32_[2];
   AscendC::LocalTensor<float> param_[2];
   RowScratch scratch_;
-  AscendC::GlobalTensor<uint8_t> gm_x_, gm_y_, gm_param_[2];
+  AscendC::GlobalTensor<uint8_t> gm_x_, gm_x2_, gm_y_, gm_param_[2];
 };
 
 // The kernel: one RowReduce per block.

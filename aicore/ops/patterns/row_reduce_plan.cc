@@ -11,7 +11,8 @@
 namespace aicore::ops::patterns {
 
 RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
-                            uint64_t max_ub_bytes) {
+                            uint64_t max_ub_bytes, int inputs) {
+  const uint32_t in = inputs == 2 ? 2 : 1;
   RowReducePlan p;
   const ChipBudget b = BudgetOf(chip);
   uint64_t budget = b.ub_bytes;
@@ -25,18 +26,18 @@ RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
   const uint64_t fixed =
       32 +
       uint64_t{ReduceTmpFloats(static_cast<uint32_t>(std::min<uint64_t>(pitch, 1u << 30)))} * 4;
-  const uint64_t one_row = RowReduceBytesPerElement(1) * pitch + fixed;
+  const uint64_t one_row = RowReduceBytesPerElement(1, in) * pitch + fixed;
   if (one_row <= budget) {
-    // 4 * (6R + 5) * pitch + fixed <= budget.
+    // 4 * ((3 + 3 in) R + 5) * pitch + fixed <= budget.
     const uint64_t per_pitch = (budget - fixed) / (4 * pitch);
-    uint64_t r = per_pitch >= 5 ? (per_pitch - 5) / 6 : 1;
+    uint64_t r = per_pitch >= 5 ? (per_pitch - 5) / (3 + 3 * in) : 1;
     r = std::max<uint64_t>(1, std::min<uint64_t>({r, static_cast<uint64_t>(per_block), 4095}));
     p.tiling.online = false;
     p.tiling.chunk = static_cast<uint32_t>(pitch);
     p.tiling.rows_per_tile = static_cast<uint32_t>(r);
   } else {
-    // 44 * chunk + 8 * chunk / 64 + 64 <= budget.
-    uint64_t chunk = (budget - 64) / (RowReduceBytesPerElement(1) + 1) / 64 * 64;
+    // bytes(1, in) * chunk + 8 * chunk / 64 + 64 <= budget.
+    uint64_t chunk = (budget - 64) / (RowReduceBytesPerElement(1, in) + 1) / 64 * 64;
     chunk = std::max<uint64_t>(64, chunk);
     p.tiling.online = true;
     p.tiling.chunk = static_cast<uint32_t>(chunk);

@@ -14,9 +14,10 @@ struct RowReducePlan {
   uint32_t block_dim = 1;
 };
 
-// Plans `rows` rows of `cols` columns (both > 0) with parameter vectors in use (their UB is
-// budgeted whether used or not). `max_ub_bytes` > 0 caps the budget (tests force the online pass).
+// Plans `rows` rows of `cols` columns (both > 0) of a RowReduce with `inputs` (1 or 2) per-element
+// inputs and parameter vectors in use (their UB is budgeted whether used or not). `max_ub_bytes`
+// > 0 caps the budget (tests force the online pass).
 RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
-                            uint64_t max_ub_bytes = 0);
+                            uint64_t max_ub_bytes = 0, int inputs = 1);
 
 }  // namespace aicore::ops::patterns

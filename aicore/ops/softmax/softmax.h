@@ -1,6 +1,6 @@
 // Softmax and LogSoftmax along one dim (negative dims count from the end) of fp32, fp16 and bf16
 // views of rank 0..8, computed in fp32 by RowReduce kernels (one pass, or the online pass with a
-// running max and rescaled sum for rows longer than UB).
+// running max and rescaled sum for rows longer than UB), and SoftmaxBackward.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +31,24 @@ struct SoftmaxPlan {
 OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip& chip);
 SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip);
 Status Launch(const SoftmaxArgs& args, const SoftmaxPlan& plan, void* workspace,
+              const void* stream);
+
+// SoftmaxBackward: out = y * (g - sum_dim(g * y)) for g = gradOutput, y = output (the forward's
+// result), along dim, by a two-input RowReduce kernel.
+struct SoftmaxBackwardArgs {
+  const char* op = "aclnnSoftmaxBackward";
+  TensorRef grad_output;
+  TensorRef output;
+  int64_t dim = -1;
+  TensorRef out;
+  uint64_t max_ub_bytes = 0;  // > 0: cap the UB budget (tests force the online pass)
+};
+
+// Checks dtypes (fp32/fp16/bf16; output's dtype and shape equal gradOutput's; out's shape too,
+// its dtype any of the three: the result is cast), rank <= 8, dim in [-r, r-1].
+OpCheck CanImplement(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+SoftmaxPlan Plan(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+Status Launch(const SoftmaxBackwardArgs& args, const SoftmaxPlan& plan, void* workspace,
               const void* stream);
 
 }  // namespace aicore::ops
