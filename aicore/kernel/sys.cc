@@ -22,7 +22,8 @@ void InitSocState() {
 }
 
 namespace {
-std::atomic<int> g_kernel_mode{static_cast<int>(KernelMode::AIV_MODE)};
+// -1: SetKernelMode was never called (GetKernelMode reports CANN's default, MIX_MODE).
+std::atomic<int> g_kernel_mode{-1};
 }  // namespace
 
 void SetKernelMode(KernelMode mode) {
@@ -36,6 +37,14 @@ void SetKernelMode(KernelMode mode) {
   g_kernel_mode = static_cast<int>(mode);
 }
 
-KernelMode GetKernelMode() { return static_cast<KernelMode>(g_kernel_mode.load()); }
+KernelMode GetKernelMode() {
+  const int mode = g_kernel_mode.load();
+  return mode < 0 ? KernelMode::MIX_MODE : static_cast<KernelMode>(mode);
+}
+
+namespace detail {
+bool KernelModeWasSet() { return g_kernel_mode.load() >= 0; }
+void ResetKernelMode() { g_kernel_mode = -1; }
+}  // namespace detail
 
 }  // namespace AscendC

@@ -33,17 +33,38 @@ int64_t GetSystemCycle();
 // from fresh cores, so this matters only after the kernel itself changed that state.
 void InitSocState();
 
-// Sets how the launches that give no kernel type (ICPU_RUN_KF, ACLRT_LAUNCH_KERNEL, aicore::Launch
-// without options) map blocks to cores: MIX_MODE = groups of 1 AIC + 2 AIV, AIC_MODE, AIV_MODE.
-// aicore's default is AIV_MODE (see docs/cpu-debug-compat.md). Host code only. Throws
-// aicore::Error(kUnimplemented) for MIX_AIC_1_1 (1 AIC + 1 AIV groups are not simulated yet).
+// Sets how ICPU_RUN_KF maps a launch's blocks to cores: MIX_MODE = groups of 1 AIC + 2 AIV,
+// AIC_MODE, AIV_MODE, MIX_AIC_1_1 = groups of 1 AIC + 1 AIV. Without a call the mode is MIX_MODE,
+// CANN's documented default, so a vector kernel launched by ICPU_RUN_KF calls
+// SetKernelMode(KernelMode::AIV_MODE) first, as CANN's samples do. Once called, the mode also
+// applies to ACLRT_LAUNCH_KERNEL and aicore::Launch without options (which otherwise run AIV only;
+// see docs/cpu-debug-compat.md). Host code only. Throws aicore::Error(kInvalidArgument) for a
+// value outside the enum.
 void SetKernelMode(KernelMode mode);
-// Returns the mode SetKernelMode set.
+// Returns the mode SetKernelMode set, MIX_MODE when it was never called.
 KernelMode GetKernelMode();
 
 namespace detail {
-inline bool IsAiv() { return Core().id().type != aicore::sim::CoreType::kAic; }
-inline bool IsAic() { return Core().id().type != aicore::sim::CoreType::kAiv; }
+// True once SetKernelMode was called in this process (and not reset since).
+bool KernelModeWasSet();
+// Forgets SetKernelMode's mode: the state of a fresh process (for tests).
+void ResetKernelMode();
+}  // namespace detail
+
+namespace detail {
+// ASCEND_IS_AIV / ASCEND_IS_AIC; a false answer is remembered on the core (Core::guard_false).
+inline bool IsAiv() {
+  auto& core = Core();
+  const bool aiv = core.id().type != aicore::sim::CoreType::kAic;
+  if (!aiv) core.guard_false = true;
+  return aiv;
+}
+inline bool IsAic() {
+  auto& core = Core();
+  const bool aic = core.id().type != aicore::sim::CoreType::kAiv;
+  if (!aic) core.guard_false = true;
+  return aic;
+}
 inline CoreType CoreTypeNow() { return IsAiv() ? AIV : AIC; }
 }  // namespace detail
 

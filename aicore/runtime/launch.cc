@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
@@ -34,15 +35,21 @@ Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOption
     spec.mode = options.mode;
     spec.chip = options.chip;
     spec.launch_type = options.launch_type;
-    if (options.tiling.key != 0 || options.tiling.data != nullptr) {
-      // Every core of this launch, and only this launch, sees the launch's tiling.
-      spec.body = [tiling = options.tiling, body = std::move(body)] {
+    // What the cores did, summed when each core's body returns (see CheckGuardedAway).
+    auto census = std::make_shared<detail::LaunchCensus>();
+    spec.body = [tiling = options.tiling, census, body = std::move(body)] {
+      if (tiling.key != 0 || tiling.data != nullptr) {
+        // Every core of this launch, and only this launch, sees the launch's tiling.
         sim::CurrentCore().tiling = tiling;
-        body();
-      };
-    } else {
-      spec.body = std::move(body);
-    }
+      }
+      body();
+      const sim::Core& core = sim::CurrentCore();
+      census->cores.fetch_add(1, std::memory_order_relaxed);
+      census->work.fetch_add(core.work, std::memory_order_relaxed);
+      if (core.guard_false) census->guard_false.fetch_add(1, std::memory_order_relaxed);
+      if (core.id().type == sim::CoreType::kAic) census->aic.fetch_add(1);
+      if (core.id().type == sim::CoreType::kAiv) census->aiv.fetch_add(1);
+    };
     try {
       status = sim::RunKernel(spec);
     } catch (const Error& e) {  // the contract: a launch ends with a Status, never a throw
@@ -51,6 +58,7 @@ Status RunKernel(const std::string& name, uint32_t block_dim, const LaunchOption
       status = Status(StatusCode::kInternal,
                       StrCat("launch of kernel ", name, ": exception: ", e.what()));
     }
+    if (status.ok()) status = detail::CheckGuardedAway(name, options, *census);
   }
   if (!status.ok()) detail::NoteLaunchFailure(status);
   return status;
@@ -68,6 +76,34 @@ void RegisterKernelName(const void* kernel, const std::string& name) {
 }
 
 namespace detail {
+
+Status CheckGuardedAway(const std::string& name, const LaunchOptions& options,
+                        const LaunchCensus& census) {
+  const uint64_t cores = census.cores.load();
+  if (cores == 0 || census.work.load() != 0 || census.guard_false.load() != cores) {
+    return Status::Ok();
+  }
+  const bool aiv_only = census.aic.load() == 0 && census.aiv.load() == cores;
+  const bool aic_only = census.aiv.load() == 0 && census.aic.load() == cores;
+  if (!aiv_only && !aic_only) return Status::Ok();
+  const std::string from = options.launch_type.empty() ? "" : StrCat(", from ", options.launch_type);
+  if (aiv_only) {
+    return Status(StatusCode::kFailedPrecondition,
+                  StrCat("kernel ", name, ": the launch ran on AIV cores only", from, ", where ",
+                         "ASCEND_IS_AIC is false, and no core did any work: the kernel's code ",
+                         "under `if ASCEND_IS_AIC` (cube work) never ran. Launch it with AIC ",
+                         "cores: declare it __cube__ or __mix__(1, 2), or call ",
+                         "AscendC::SetKernelMode(KernelMode::AIC_MODE or MIX_MODE) before ",
+                         "ICPU_RUN_KF (LaunchOptions::mode for aicore::Launch)"));
+  }
+  return Status(StatusCode::kFailedPrecondition,
+                StrCat("kernel ", name, ": the launch ran on AIC cores only", from, ", where ",
+                       "ASCEND_IS_AIV is false, and no core did any work: the kernel's code ",
+                       "under `if ASCEND_IS_AIV` (vector work) never ran. Launch it with AIV ",
+                       "cores: declare it __vector__ or __mix__(1, 2), or call ",
+                       "AscendC::SetKernelMode(KernelMode::AIV_MODE or MIX_MODE) before ",
+                       "ICPU_RUN_KF (LaunchOptions::mode for aicore::Launch)"));
+}
 
 Status CheckLaunch(const std::string& name, uint32_t block_dim, const std::function<void()>& body) {
   if (!body) {

@@ -4,6 +4,7 @@
 // aicore-asc driver rewrites `kernel<<<...>>>(args)` into detail::AscLaunch(...)(args).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <source_location>
@@ -63,6 +64,22 @@ std::string KernelName(const void* kernel);
 // `body` is empty (a nullptr kernel function).
 Status CheckLaunch(const std::string& name, uint32_t block_dim, const std::function<void()>& body);
 
+// What the cores of one launch did, summed as each core's body returns.
+struct LaunchCensus {
+  std::atomic<uint64_t> cores{0};        // cores whose body returned
+  std::atomic<uint64_t> aic{0}, aiv{0};  // of them, AICs and AIVs (split chips)
+  std::atomic<uint64_t> work{0};         // sim::Core::work summed
+  std::atomic<uint64_t> guard_false{0};  // cores where ASCEND_IS_AIC / ASCEND_IS_AIV was false
+};
+
+// Returns FailedPrecondition naming kernel `name`, the launch's kernel type and what to do when
+// the launch ran on one core type only (AIV-only or AIC-only, split chips), every core found its
+// core-type guard false and no core did any work: a cube kernel under `if ASCEND_IS_AIC`
+// launched AIV only (or a vector one under `if ASCEND_IS_AIV` launched AIC only), which would
+// otherwise do nothing and report success. Ok otherwise.
+Status CheckGuardedAway(const std::string& name, const LaunchOptions& options,
+                        const LaunchCensus& census);
+
 // Counts a failed or rejected launch (LaunchFailureCount); `status` is its error.
 void NoteLaunchFailure(const Status& status);
 
@@ -82,8 +99,9 @@ Status LaunchKernelAsync(const void* stream, const std::string& name, uint32_t b
 }  // namespace rt
 
 // Returns the options of launches that give none (aicore::Launch without a LaunchConfig,
-// ACLRT_LAUNCH_KERNEL, ICPU_RUN_KF): the kernel mode set by AscendC::SetKernelMode (AIV_MODE
-// unless changed) on the default chip.
+// ACLRT_LAUNCH_KERNEL) on the default chip: the kernel mode AscendC::SetKernelMode set, or AIV
+// only when it was never called (ICPU_RUN_KF's default is MIX_MODE instead, as CANN's; see
+// AscendC::detail::IcpuOptions), and ICPU_SET_TILING_KEY's key.
 LaunchOptions DefaultLaunchOptions();
 
 // Makes errors and profiles report `kernel` as `name` when it is launched without one; an empty

@@ -133,6 +133,12 @@ class Core {
   int atomic_mode = 0;
   // The launch's tiling key and data (set by aicore::RunKernel before the kernel body runs).
   LaunchTiling tiling;
+  // Kernel work seen on this core: instructions issued (AICORE_ISSUE, observed or not) and
+  // GlobalTensor::SetGlobalBuffer calls. aicore::RunKernel tells a launch whose cores did none
+  // of it (a body under a core-type guard that is false on every core) from a real one.
+  uint64_t work = 0;
+  // True once ASCEND_IS_AIC was false here (an AIV) or ASCEND_IS_AIV false here (an AIC).
+  bool guard_false = false;
   // Kernel printf text after the last newline, owned by kernel/debug/print.cc, which writes
   // whole lines only; the destructor writes what is left (Note [Kernel output lines]).
   std::string print_pending;

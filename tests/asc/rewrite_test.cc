@@ -149,6 +149,33 @@ TEST(Rewrite, UndecoratedKernelsFollowTheUnitsCode) {
             "kAiv");
 }
 
+// Note [printf in kernel bodies]: unqualified printf calls in kernel bodies name the kernel
+// printf; host code, members, qualified calls and units without aicore's printf are untouched.
+TEST(Rewrite, KernelBodyPrintfIsTheKernelPrintf) {
+  const std::string head = "# 1 \"/p/include/aicore/kernel/debug/print.h\" 1 3\nint x;\n"
+                           "# 2 \"hello.asc\"\n";
+  const std::string body =
+      "__aicore_asc_global__ __aicore_asc_vector__ void hello() __attribute__((used)) {\n"
+      "  printf(\"Hello World!!!\\n\"); ::printf(\"c\"); AscendC::printf(\"q\");\n"
+      "  s.printf(\"m\"); p->printf(\"m\"); { printf(\"%d\", 1); }\n"
+      "}\n"
+      "__aicore_asc_global__ void decl_only(int);\n"
+      "int main() { printf(\"host\\n\"); hello<<<8, 0, nullptr>>>(); }\n";
+  const RewriteResult r = Rewrite(head + body);
+  ASSERT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.printf_calls, 2);
+  EXPECT_NE(r.text.find("{\n  ::AscendC::printf(\"Hello World!!!\\n\"); ::printf(\"c\"); "
+                        "AscendC::printf(\"q\");\n  s.printf(\"m\"); p->printf(\"m\"); "
+                        "{ ::AscendC::printf(\"%d\", 1); }\n}"),
+            std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("int main() { printf(\"host\\n\");"), std::string::npos) << r.text;
+  EXPECT_EQ(Lines(r.text), Lines(head + body));
+  const RewriteResult plain = Rewrite(body);  // no kernel printf declared: left alone
+  EXPECT_EQ(plain.printf_calls, 0);
+  EXPECT_EQ(plain.text.find("::AscendC::printf"), std::string::npos);
+}
+
 TEST(Rewrite, ErrorsNameTheUsersLine) {
   const RewriteResult a = Rewrite("# 10 \"main.asc\"\nint x;\nvoid f() { k<<<1, 0, s>>>; }\n");
   ASSERT_EQ(a.errors.size(), 1u);

@@ -19,6 +19,7 @@ using robustness::fail_at_known_line;
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   std::printf("check_helper %s\n", mode.c_str());
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);  // vector kernels, as CANN requires
   if (mode == "clean" || mode.rfind("exit:", 0) == 0 || mode == "leak") {
     auto* x = static_cast<uint8_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
     std::memset(x, 0, 64 * sizeof(int32_t));

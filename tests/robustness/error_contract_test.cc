@@ -55,6 +55,7 @@ TEST(IcpuRunKf, KernelErrorPrintsOnceKeepsStdoutAndExitsWithStatus1) {
 TEST(IcpuRunKf, CleanLaunchReturnsNormally) {
   auto* x = static_cast<uint8_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
   std::memset(x, 0, 64 * sizeof(int32_t));
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);  // a vector kernel, as CANN requires
   ICPU_RUN_KF(robustness::increment, 4, x, 64u);
   EXPECT_EQ(reinterpret_cast<int32_t*>(x)[63], 1);
   AscendC::GmFree(x);

@@ -33,6 +33,34 @@ extern "C" __global__ __aicore__ void census(GM_ADDR aiv_hits, GM_ADDR aic_hits,
   }
 }
 
+// Cube-only work: every line under ASCEND_IS_AIC (a scalar GM write stands for the cube code).
+extern "C" __global__ __aicore__ void aic_only_body(GM_ADDR out) {
+  if ASCEND_IS_AIC {
+    AscendC::GlobalTensor<int32_t> gm_out;  // (1,)
+    gm_out.SetGlobalBuffer((__gm__ int32_t*)out, 1);
+    gm_out.SetValue(0, 7);
+  }
+}
+
+// Vector-only work under ASCEND_IS_AIV.
+extern "C" __global__ __aicore__ void aiv_only_body(GM_ADDR out) {
+  if ASCEND_IS_AIV {
+    AscendC::GlobalTensor<int32_t> gm_out;  // (1,)
+    gm_out.SetGlobalBuffer((__gm__ int32_t*)out, 1);
+    gm_out.SetValue(0, 9);
+  }
+}
+
+// A vector kernel that leaves the AIC at once, as mix-safe vector kernels do.
+extern "C" __global__ __aicore__ void aic_returns_early(GM_ADDR out) {
+  if ASCEND_IS_AIC {
+    return;
+  }
+  AscendC::GlobalTensor<int32_t> gm_out;  // (1,)
+  gm_out.SetGlobalBuffer((__gm__ int32_t*)out, 1);
+  gm_out.SetValue(0, 5);
+}
+
 // Writes the tiling key branch it took.
 extern "C" __global__ __aicore__ void keyed(GM_ADDR out) {
   AscendC::GlobalTensor<int32_t> gm_out;  // (1,)
@@ -162,6 +190,99 @@ TEST(Tikicpulib, SetKernelModeAlsoSetsTheDefaultLaunchOptions) {
   AscendC::GmFree(aiv);
   AscendC::GmFree(aic);
   AscendC::GmFree(nums);
+}
+
+// Without SetKernelMode, ICPU_RUN_KF runs CANN's default MIX_MODE (1 AIC + 2 AIVs per block);
+// launches that name no mode elsewhere (aicore::Launch, ACLRT_LAUNCH_KERNEL) stay AIV only.
+TEST(Tikicpulib, DefaultKernelModeIsMixForIcpuRunKf) {
+  AscendC::detail::ResetKernelMode();
+  EXPECT_FALSE(AscendC::detail::KernelModeWasSet());
+  EXPECT_EQ(AscendC::GetKernelMode(), KernelMode::MIX_MODE);
+  EXPECT_EQ(AscendC::detail::IcpuOptions().mode, aicore::KernelMode::kMix);
+  EXPECT_EQ(aicore::DefaultLaunchOptions().mode, aicore::KernelMode::kAiv);
+  const bool split = aicore::arch::DefaultChip().split();
+  auto* aiv = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+  auto* aic = static_cast<int32_t*>(AscendC::GmAlloc(64 * sizeof(int32_t)));
+  auto* nums = static_cast<int32_t*>(AscendC::GmAlloc(2 * sizeof(int32_t)));
+  ICPU_RUN_KF(census, 4, aiv, aic, nums);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(aiv[i], i < (split ? 8 : 4) ? 1 : 0) << i;
+    EXPECT_EQ(aic[i], i < (split ? 4 : 0) ? 1 : 0) << i;
+  }
+  AscendC::GmFree(aiv);
+  AscendC::GmFree(aic);
+  AscendC::GmFree(nums);
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);
+}
+
+// A vector kernel launched by ICPU_RUN_KF without SetKernelMode(AIV_MODE) runs on the AICs too,
+// where its UB queue fails; the report names the default and the call that fixes it.
+TEST(Tikicpulib, VectorKernelUnderTheDefaultMixModeFailsWithTheFix) {
+  if (!aicore::arch::DefaultChip().split()) GTEST_SKIP() << "coupled chip: every core has UB";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const uint32_t n = 2 * runtime_test::kAddTile;
+  auto* x = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+  auto* y = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+  auto* z = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+  EXPECT_EXIT(
+      {
+        AscendC::detail::ResetKernelMode();
+        ICPU_RUN_KF(add_half, 1, x, y, z, n);
+      },
+      ::testing::ExitedWithCode(1),
+      "add_half AIC 0: .*AllocTensor.*kernel type: mix 1:2, from ICPU_RUN_KF's default "
+      "MIX_MODE.*SetKernelMode\\(KernelMode::AIV_MODE\\)");
+  AscendC::GmFree(x);
+  AscendC::GmFree(y);
+  AscendC::GmFree(z);
+}
+
+aicore::Status RunAs(aicore::KernelMode mode, void (*kernel)(GM_ADDR), int32_t* out) {
+  aicore::LaunchOptions options;
+  options.mode = mode;
+  options.launch_type = "the test";
+  return aicore::LaunchSync("guarded", kernel, 2, options, out);
+}
+
+// A body that is all `if ASCEND_IS_AIC` launched AIV only would do nothing and succeed; it fails
+// and says why. The same for `if ASCEND_IS_AIV` on AIC only. Right launches are untouched.
+TEST(Tikicpulib, GuardedBodyOnTheWrongCoreTypeFails) {
+  if (!aicore::arch::DefaultChip().split()) GTEST_SKIP() << "coupled chip: both guards hold";
+  auto* out = static_cast<int32_t*>(AscendC::GmAlloc(sizeof(int32_t)));
+  aicore::Status st = RunAs(aicore::KernelMode::kAiv, aic_only_body, out);
+  EXPECT_EQ(st.code(), aicore::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(st.message(), AllOf(HasSubstr("kernel guarded: the launch ran on AIV cores only, "
+                                            "from the test"),
+                                  HasSubstr("under `if ASCEND_IS_AIC` (cube work) never ran"),
+                                  HasSubstr("__cube__")));
+  EXPECT_EQ(out[0], 0);
+  st = RunAs(aicore::KernelMode::kAic, aiv_only_body, out);
+  EXPECT_EQ(st.code(), aicore::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(st.message(), AllOf(HasSubstr("ran on AIC cores only"),
+                                  HasSubstr("under `if ASCEND_IS_AIV` (vector work) never ran")));
+  EXPECT_EQ(out[0], 0);
+
+  EXPECT_TRUE(RunAs(aicore::KernelMode::kAic, aic_only_body, out).ok());
+  EXPECT_EQ(out[0], 7);
+  EXPECT_TRUE(RunAs(aicore::KernelMode::kMix, aiv_only_body, out).ok());
+  EXPECT_EQ(out[0], 9);
+  EXPECT_TRUE(RunAs(aicore::KernelMode::kAiv, aic_returns_early, out).ok());
+  EXPECT_EQ(out[0], 5);
+  AscendC::GmFree(out);
+}
+
+// Vector APIs on an AIC (a vector kernel launched AIC only) fail naming the core and the API.
+TEST(Tikicpulib, VectorKernelOnAnAicFailsClearly) {
+  if (!aicore::arch::DefaultChip().split()) GTEST_SKIP() << "coupled chip: every core has UB";
+  const uint32_t n = runtime_test::kAddTile;
+  auto* x = static_cast<half*>(AscendC::GmAlloc(n * sizeof(half)));
+  aicore::LaunchOptions options;
+  options.mode = aicore::KernelMode::kAic;
+  const aicore::Status st = aicore::LaunchSync("add_half", add_half, 1, options, x, x, x, n);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), AllOf(HasSubstr("add_half AIC 0"), HasSubstr("AllocTensor"),
+                                  HasSubstr("AIV")));
+  AscendC::GmFree(x);
 }
 
 TEST(Tikicpulib, TilingKeySelectsTheBranch) {

@@ -14,6 +14,18 @@
 //   `::aicore::detail::AscLaunch(callee, ::aicore::AscKernelInfo{...}, a, b, c)`; the original
 //   argument list then calls the returned launcher. Only text on launch sites changes, and launch
 //   arguments are copied verbatim, so every line keeps its number.
+// - Kernel printf: see Note [printf in kernel bodies].
+//
+// Note [printf in kernel bodies]
+// bisheng compiles a kernel body for the device, where the only printf is the kernel one
+// (AscendC::printf, exported to the global namespace by utils/debug/asc_printf.h), so
+// `printf("Hello\n")` in a kernel prints with the core prefix. On the CPU the same unqualified
+// call also sees C's ::printf, and with no arguments after the format C's non-template
+// declaration wins the tie against the variadic template: the line would come out bare. So, in
+// the body of a __global__ kernel defined in the unit (not in system headers), an unqualified
+// call `printf(` becomes `::AscendC::printf(` when the unit includes aicore's kernel printf.
+// Member calls (`x.printf(`), qualified calls and host code (main, helpers) are left alone;
+// __aicore__ helper functions are not kernels and keep C's printf for a call without arguments.
 //
 // Note [Undecorated kernels]
 // CANN's compiler infers the type of a `__global__ __aicore__` kernel without a core qualifier
@@ -242,12 +254,16 @@ class Rewriter {
   }
 
   RewriteResult Run() {
+    for (const std::string& f : lexer_.files) {
+      if (f.ends_with("aicore/kernel/debug/print.h")) has_kernel_printf_ = true;
+    }
     ScanDeclarations();
     InferUnitType();
     ScanLaunches();
     RewriteResult result;
     result.errors = std::move(errors_);
     result.launches = launches_;
+    result.printf_calls = printf_calls_;
     std::sort(edits_.begin(), edits_.end(),
               [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
     size_t at = 0;
@@ -302,6 +318,7 @@ class Rewriter {
           mode.clear();
         } else if (c == '(' && global && IsIdent(i - 1) && !IsAttribute(Text(toks_[i - 1]))) {
           RecordKernel(std::string(Text(toks_[i - 1])), kind, mode, global_tok);
+          QualifyKernelPrintf(i);
           global = false;
           kind.clear();
           mode.clear();
@@ -350,6 +367,46 @@ class Rewriter {
         edits_.push_back({t.begin, toks_[i + 5].end, ""});
         i += 5;
       }
+    }
+  }
+
+  // Returns the token that closes the bracket opened at token `open` ('(' or '{'), or npos.
+  size_t Matching(size_t open) const {
+    const char o = src_[toks_[open].begin];
+    const char c = o == '(' ? ')' : '}';
+    int depth = 0;
+    for (size_t k = open; k < toks_.size(); ++k) {
+      if (IsPunct(k, o)) ++depth;
+      if (IsPunct(k, c) && --depth == 0) return k;
+    }
+    return std::string_view::npos;
+  }
+
+  // See Note [printf in kernel bodies]. `paren` is the `(` of a kernel's parameter list.
+  void QualifyKernelPrintf(size_t paren) {
+    if (!has_kernel_printf_) return;
+    size_t k = Matching(paren);
+    if (k == std::string_view::npos) return;
+    // Past attributes and specifiers to the body's `{` (a bare declaration ends at `;`).
+    for (++k; k < toks_.size(); ++k) {
+      if (IsPunct(k, '(')) {
+        k = Matching(k);
+        if (k == std::string_view::npos) return;
+        continue;
+      }
+      if (IsPunct(k, ';') || IsPunct(k, '}') || IsPunct(k, '=')) return;
+      if (IsPunct(k, '{')) break;
+    }
+    if (k >= toks_.size() || toks_[k].system) return;
+    const size_t close = Matching(k);
+    if (close == std::string_view::npos) return;
+    for (size_t j = k + 1; j < close; ++j) {
+      if (!IsIdent(j) || Text(toks_[j]) != "printf" || !IsPunct(j + 1, '(')) continue;
+      if (IsScope(j - 1) || IsPunct(j - 1, '.') || (IsPunct(j - 1, '>') && IsPunct(j - 2, '-'))) {
+        continue;  // already qualified, or a member
+      }
+      edits_.push_back({toks_[j].begin, toks_[j].end, "::AscendC::printf"});
+      ++printf_calls_;
     }
   }
 
@@ -521,6 +578,8 @@ class Rewriter {
   std::map<std::string, KernelType> kernels_;
   KernelType unit_type_;
   int launches_ = 0;
+  int printf_calls_ = 0;
+  bool has_kernel_printf_ = false;  // the unit includes AscendC::printf (kernel/debug/print.h)
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The source rewriter of the aicore-asc driver: turns every `kernel<<<numBlocks, ubuf, stream>>>`
 // launch of a (preprocessed) C++ translation unit into a call of aicore::detail::AscLaunch, with
-// the kernel type read from the qualifier markers of the kernel's declaration, and removes the
-// markers. Strings, character literals, comments and line directives are left as they are.
+// the kernel type read from the qualifier markers of the kernel's declaration, qualifies the
+// unqualified printf calls of kernel bodies as ::AscendC::printf, and removes the markers. Strings, character literals, comments and line directives are left as they are.
 #pragma once
 
 #include <string>
@@ -25,6 +25,7 @@ struct RewriteResult {
   std::string text;                 // the rewritten translation unit
   std::vector<std::string> errors;  // "file:line: message", empty on success
   int launches = 0;                 // <<<>>> launches rewritten
+  int printf_calls = 0;             // printf calls in kernel bodies qualified as AscendC::printf
 };
 
 // Rewrites `source`. A launch's kernel type is the one its kernel's declaration (in this unit)

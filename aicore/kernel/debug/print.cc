@@ -1,5 +1,6 @@
 // Kernel output: whole-line writes with the core prefix (Note [Kernel output lines]), and the
-// text layouts of DumpTensor and KERNEL_LOG.
+// text layouts of DumpTensor, PrintTimeStamp and KERNEL_LOG, and the address checks of the
+// C-style asc_dump_* calls.
 #include "aicore/kernel/debug/print.h"
 
 #include <unistd.h>
@@ -7,6 +8,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+
+#include "aicore/kernel/sys.h"
+#include "aicore/sim/gm_registry.h"
 
 namespace AscendC::detail {
 
@@ -56,6 +60,56 @@ void KernelWrite(const std::string& text) {
     pending.append(text, start, std::string::npos);
   }
   if (!out.empty()) std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+const void* ResolveLocalDump(aicore::arch::Buffer b, const void* p, uint64_t* bytes_left,
+                             const char* api, const SrcLoc& loc) {
+  aicore::sim::Core& core = Core();
+  const char* name = aicore::arch::BufferName(b);
+  if (!core.HasBuffer(b)) {
+    Fail(aicore::StatusCode::kFailedPrecondition, api, loc, core.Name(), " has no ", name, " on ",
+         core.chip().name, " (split chip: UB is on the AIV, L1/L0A/L0B/L0C on the AIC; guard the "
+         "dump with ASCEND_IS_AIV / ASCEND_IS_AIC)");
+  }
+  const uint64_t size = core.LocalSize(b);
+  const aicore::sim::MemRef ref = core.Locate(p, 0);
+  uint64_t offset = 0;
+  if (ref.buffer == b) {
+    offset = ref.offset;
+  } else if (reinterpret_cast<uintptr_t>(p) < size) {
+    offset = reinterpret_cast<uintptr_t>(p);  // LocalTensor::GetPhyAddr(), cast to a pointer
+  } else {
+    Fail(aicore::StatusCode::kInvalidArgument, api, loc, "address ", p, " is neither inside ",
+         core.Name(), "'s ", name, " nor a byte offset into it (below ", size, " B); pass the ",
+         "tensor's GetPhyAddr() cast to a pointer");
+  }
+  *bytes_left = size - offset;
+  return core.LocalBase(b) + offset;
+}
+
+uint64_t GmDumpAvailable(const void* p, uint64_t elem_bytes, uint64_t requested, const char* api,
+                         const SrcLoc& loc) {
+  if (p == nullptr) {
+    Fail(aicore::StatusCode::kInvalidArgument, api, loc, "the GM address is nullptr");
+  }
+  const aicore::sim::GmBlock b = aicore::sim::FindGmBlock(p);
+  switch (b.state) {
+    case aicore::sim::GmBlockState::kLive:
+      return std::min<uint64_t>(requested, b.BytesFrom(p) / elem_bytes);
+    case aicore::sim::GmBlockState::kFreed:
+      Fail(aicore::StatusCode::kFailedPrecondition, api, loc, "GM address ", p,
+           " lies in an allocation that was freed");
+    case aicore::sim::GmBlockState::kUnknown:
+      break;
+  }
+  return requested;
+}
+
+void WriteTimeStamp(uint32_t desc_id, const SrcLoc& loc) {
+  (void)Core();  // a kernel API: outside a kernel this fails (no current core)
+  (void)loc;
+  KernelWrite(FormatV("descId is %u, rsv is 0, timeStamp is %lld, pcPtr is 0, entry is 0.\n",
+                      desc_id, static_cast<long long>(GetSystemCycle())));
 }
 
 const char* LocalPositionName(const void* p) {

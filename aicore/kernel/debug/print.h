@@ -1,4 +1,5 @@
-// Kernel debug output: printf/PRINTF, DumpTensor and KERNEL_LOG.
+// Kernel debug output: printf/PRINTF, DumpTensor, PrintTimeStamp, the C-style asc_dump_* and
+// asc_time_stamp, and KERNEL_LOG.
 //
 // Note [Kernel output lines]
 // Blocks run as fibers on several worker threads, so their output must not mix mid-line. Each
@@ -7,9 +8,11 @@
 // single fwrite, which stdio serialises against every other thread. A core's unfinished last
 // line is written when the core ends. Outside a kernel the text is written as is. Defining
 // ASCENDC_DUMP=0 turns printf, PRINTF and DumpTensor into no-ops, as in CANN.
-// One gap: an unqualified printf("text") with no arguments under `using namespace AscendC`
-// resolves to C's printf (a non-template wins a tie), so it prints without the prefix; with
-// arguments, or written AscendC::printf / PRINTF, the kernel printf is chosen.
+// One gap: an unqualified printf("text") with no arguments (under `using namespace AscendC`, or
+// through utils/debug/asc_printf.h's global export) resolves to C's printf (a non-template wins a
+// tie), so it prints without the prefix; with arguments, or written AscendC::printf / PRINTF, the
+// kernel printf is chosen. aicore-asc closes the gap in kernel bodies (Note [printf in kernel
+// bodies] in tools/asc/rewrite.cc).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,20 @@ auto PrintArg(const A& a) {
 
 // One element of a DumpTensor as text ("%f" for floating types, decimal for integers).
 std::string DumpValue(double v, bool floating);
+// Returns host memory for `p` passed to asc_dump_<buffer> `api`: a host address inside the
+// calling core's buffer `b`, or a byte offset into it (what LocalTensor::GetPhyAddr returns, cast
+// to a pointer, as kernels write it); `*bytes_left` gets the bytes from there to the buffer's end.
+// Fails naming the API, the address and the buffer otherwise (on a split chip UB is the AIV's,
+// L1 and L0C the AIC's).
+const void* ResolveLocalDump(aicore::arch::Buffer b, const void* p, uint64_t* bytes_left,
+                             const char* api, const SrcLoc& loc);
+// Returns the elements of T a GM dump at `p` may read: the rest of its GmAlloc or device
+// allocation, or `requested` when `p` lies in none. Fails for nullptr and freed memory.
+uint64_t GmDumpAvailable(const void* p, uint64_t elem_bytes, uint64_t requested, const char* api,
+                         const SrcLoc& loc);
+// Writes PrintTimeStamp's line "descId is <id>, rsv is 0, timeStamp is <cycle>, pcPtr is 0,
+// entry is 0." for the calling core.
+void WriteTimeStamp(uint32_t desc_id, const SrcLoc& loc);
 // Writes a DumpTensor block: header line, optional shape note, the values.
 void DumpBlock(uint32_t desc, uint64_t addr, aicore::DType dt, const char* position,
                uint32_t dump_size, const double* values, uint32_t available, bool floating,
@@ -146,7 +163,80 @@ void DumpTensor(const GlobalTensor<T>& tensor, uint32_t desc, uint32_t dumpSize,
 #endif
 }
 
+// Marks a point of the kernel: with -DASCENDC_TIME_STAMP_ON (CANN's switch for this feature) it
+// prints "descId is <descId>, rsv is 0, timeStamp is <GetSystemCycle()>, pcPtr is 0, entry is 0."
+// as one kernel output line with the core prefix (the CPU has no PC: pcPtr is 0; entry is the
+// reserved field). Without the switch it does nothing, as in CANN (where CPU debug mode never
+// prints it). `static`: each translation unit keeps its own setting of the switch.
+static inline void PrintTimeStamp(uint32_t descId, detail::SrcLoc loc = detail::SrcLoc::current()) {
+#if defined(ASCENDC_TIME_STAMP_ON)
+  detail::WriteTimeStamp(descId, loc);
+#else
+  (void)descId;
+  (void)loc;
+#endif
+}
+
 }  // namespace AscendC
+
+// The C-style spelling of PrintTimeStamp (CANN's asc_time_stamp).
+static inline void asc_time_stamp(uint32_t desc_id,
+                                  AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::PrintTimeStamp(desc_id, loc);
+}
+
+// The C-style dumps of utils/debug/asc_dump.h: `dump_size` elements of T at `input` (fewer when
+// the memory ends sooner), printed as DumpTensor prints them with `desc` in the header. GM takes a
+// GM pointer; the local forms take LocalTensor::GetPhyAddr() cast to a pointer (an offset into
+// the calling core's buffer) or a host address inside that buffer. ASCENDC_DUMP=0 makes them
+// no-ops.
+template <typename T>
+void asc_dump_gm(__gm__ T* input, uint32_t desc, uint32_t dump_size,
+                 AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+#if !defined(ASCENDC_DUMP) || ASCENDC_DUMP != 0
+  const uint64_t n =
+      AscendC::detail::GmDumpAvailable(input, sizeof(T), dump_size, "asc_dump_gm", loc);
+  AscendC::detail::DumpElements(input, reinterpret_cast<uintptr_t>(input), "GM", desc,
+                                dump_size, n, nullptr);
+#else
+  (void)input, (void)desc, (void)dump_size, (void)loc;
+#endif
+}
+
+namespace AscendC::detail {
+template <typename T>
+void DumpLocalC(aicore::arch::Buffer b, const char* api, const T* input, uint32_t desc,
+                uint32_t dump_size, const SrcLoc& loc) {
+#if !defined(ASCENDC_DUMP) || ASCENDC_DUMP != 0
+  uint64_t bytes_left = 0;
+  const auto* data = static_cast<const T*>(ResolveLocalDump(b, input, &bytes_left, api, loc));
+  const uint64_t offset = Core().Locate(data, 0).offset;
+  DumpElements(data, offset, aicore::arch::BufferName(b), desc, dump_size,
+               bytes_left / sizeof(T), nullptr);
+#else
+  (void)b, (void)api, (void)input, (void)desc, (void)dump_size, (void)loc;
+#endif
+}
+}  // namespace AscendC::detail
+
+template <typename T>
+void asc_dump_ubuf(__ubuf__ T* input, uint32_t desc, uint32_t dump_size,
+                   AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::DumpLocalC(aicore::arch::Buffer::kUb, "asc_dump_ubuf", input, desc, dump_size,
+                              loc);
+}
+template <typename T>
+void asc_dump_l1buf(__cbuf__ T* input, uint32_t desc, uint32_t dump_size,
+                    AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::DumpLocalC(aicore::arch::Buffer::kL1, "asc_dump_l1buf", input, desc,
+                              dump_size, loc);
+}
+template <typename T>
+void asc_dump_cbuf(__cc__ T* input, uint32_t desc, uint32_t dump_size,
+                   AscendC::detail::SrcLoc loc = AscendC::detail::SrcLoc::current()) {
+  AscendC::detail::DumpLocalC(aicore::arch::Buffer::kL0C, "asc_dump_cbuf", input, desc,
+                              dump_size, loc);
+}
 
 // KERNEL_LOG(KERNEL_ERROR, "fmt", args...): one line with CANN's CPU-mode prefix
 // "[ERROR][Block_i][AIV_k][file:line][func][pid] " (Note [Kernel output lines]).

@@ -50,6 +50,7 @@ aicore::sim::Instr ScalarInstr(aicore::sim::Core& core, const char* api, bool wr
 // it is evaluated only when an observer is attached. See Note [Funnel cost].
 #define AICORE_ISSUE(core, build)              \
   do {                                         \
+    ++(core).work;                             \
     if ((core).observed()) [[unlikely]] {      \
       (core).Notify(build);                    \
     }                                          \

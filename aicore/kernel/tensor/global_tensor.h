@@ -62,6 +62,7 @@ class GlobalTensor {
   // Views `size` elements starting at `buffer`. When `buffer` lies in a GmAlloc or device
   // allocation that ends sooner, the allocation's end bounds the accesses.
   void SetGlobalBuffer(__gm__ T* buffer, uint64_t size) {
+    if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) ++core->work;
     addr_ = buffer;
     size_ = size;
     sized_ = true;
@@ -73,6 +74,7 @@ class GlobalTensor {
   // Views memory starting at `buffer` with no size (GetSize() returns 0); the extent is the rest
   // of the GmAlloc or device allocation containing `buffer`, or unknown (unchecked).
   void SetGlobalBuffer(__gm__ T* buffer) {
+    if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) ++core->work;
     addr_ = buffer;
     size_ = 0;
     sized_ = false;

@@ -21,7 +21,8 @@ inline void GmFree(void* ptr) { aicore::GmFree(ptr); }
 // SetKernelMode/GetKernelMode live in aicore/kernel/sys.h (reachable from kernel_operator.h).
 
 namespace detail {
-// Returns the launch options ICPU_RUN_KF uses (from SetKernelMode).
+// Returns the launch options ICPU_RUN_KF uses: the mode SetKernelMode set, else MIX_MODE (CANN's
+// documented default), named in errors as the launch's kernel type; the ICPU_SET_TILING_KEY key.
 aicore::LaunchOptions IcpuOptions();
 // Returns when `status` is ok. Otherwise prints "ICPU_RUN_KF(<func>, <blockDim>) at <file:line>
 // failed" and the kernel's report to stderr, flushes every stdio stream and std::cout, and exits

@@ -30,6 +30,7 @@ int main() {
   auto* x = static_cast<float*>(AscendC::GmAlloc(kN * sizeof(float)));
   auto* y = static_cast<float*>(AscendC::GmAlloc(kN * sizeof(float)));
   for (uint32_t i = 0; i < kN; ++i) x[i] = float(i);
+  AscendC::SetKernelMode(AscendC::KernelMode::AIV_MODE);  // a vector kernel, as CANN requires
   ICPU_RUN_KF(missing_flag, 1, x, y);
   int bad = 0;
   for (uint32_t i = 0; i < kN; ++i) bad += y[i] != 2.f * float(i);

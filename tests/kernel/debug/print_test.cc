@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aicore/kernel/ascendc/kernel_operator.h"
+#include "aicore/runtime/gm.h"
 #include "aicore/runtime/launch.h"
 #include "aicore/sim/scheduler.h"
 
@@ -112,6 +113,94 @@ TEST(DumpTensorTest, GlobalTensorAndHalf) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_THAT(out, HasSubstr("data_type=float16, position=GM, dump_size=8\n"));
   EXPECT_THAT(out, HasSubstr("[0.500000, -2.000000]\n"));
+}
+
+std::string CapturedOn(aicore::KernelMode mode, std::function<void()> body,
+                       aicore::Status* status) {
+  aicore::LaunchOptions options;
+  options.mode = mode;
+  ::testing::internal::CaptureStdout();
+  *status = aicore::RunKernel("print_test", 1, options, std::move(body));
+  std::fflush(stdout);
+  return ::testing::internal::GetCapturedStdout();
+}
+
+// asc_dump_gm prints like DumpTensor on GM; a GmAlloc block bounds what it reads.
+TEST(AscDumpTest, GmDumpIsBoundedByTheAllocation) {
+  auto* x = static_cast<float*>(aicore::GmAlloc(4 * sizeof(float)));
+  for (int i = 0; i < 4; ++i) x[i] = 1.5f * static_cast<float>(i);
+  aicore::Status st;
+  const std::string out = Captured(1, [&] { asc_dump_gm<float>(x, 7, 16); }, &st);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_THAT(out, HasSubstr("[AIV Block 0/1] DumpTensor: desc=7, addr="));
+  EXPECT_THAT(out, HasSubstr("data_type=float32, position=GM, dump_size=16\n"));
+  EXPECT_THAT(out, HasSubstr("[0.000000, 1.500000, 3.000000, 4.500000]\n"));
+  st = aicore::RunKernel("print_test", 1, aicore::LaunchOptions{},
+                         [] { asc_dump_gm<float>(nullptr, 1, 4); });
+  EXPECT_EQ(st.code(), aicore::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("asc_dump_gm: the GM address is nullptr"));
+  aicore::GmFree(x);
+}
+
+// The local forms take GetPhyAddr() cast to a pointer, as kernels write them.
+TEST(AscDumpTest, LocalDumpsReadTheCoresBufferAtTheTensorsOffset) {
+  aicore::Status st;
+  std::string out = Captured(1, [] {
+    LocalMemAllocator<Hardware::UB> ub;
+    auto pad = ub.Alloc<int32_t, 8>();
+    auto t = ub.Alloc<int32_t, 8>();
+    for (int i = 0; i < 8; ++i) pad.SetValue(i, 0);
+    for (int i = 0; i < 8; ++i) t.SetValue(i, 10 + i);
+    asc_dump_ubuf<int32_t>((__ubuf__ int32_t*)t.GetPhyAddr(), 3, 4);
+    asc_dump_ubuf<int32_t>(t[6].data(), 4, 2);  // a host address inside UB works too
+  }, &st);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_THAT(out, HasSubstr("DumpTensor: desc=3, addr=32, data_type=int32, position=UB, "
+                             "dump_size=4\n[AIV Block 0/1] [10, 11, 12, 13]\n"));
+  EXPECT_THAT(out, HasSubstr("desc=4, addr=56, data_type=int32, position=UB, dump_size=2\n"
+                             "[AIV Block 0/1] [16, 17]\n"));
+  if (!aicore::arch::DefaultChip().split()) return;
+  out = CapturedOn(aicore::KernelMode::kAic, [] {
+    LocalMemAllocator<Hardware::L1> l1;
+    auto a = l1.Alloc<half, 16>();
+    for (int i = 0; i < 16; ++i) a.SetValue(i, half(static_cast<float>(i)));
+    asc_dump_l1buf<half>((__cbuf__ half*)a.GetPhyAddr(), 5, 3);
+    LocalMemAllocator<Hardware::L0C> l0c;
+    auto c = l0c.Alloc<float, 8>();
+    for (int i = 0; i < 8; ++i) c.SetValue(i, -1.0f * static_cast<float>(i));
+    asc_dump_cbuf<float>((__cc__ float*)c.GetPhyAddr(), 6, 2);
+  }, &st);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_THAT(out, HasSubstr("desc=5, addr=0, data_type=float16, position=L1, dump_size=3\n"
+                             "[AIC Block 0/1] [0.000000, 1.000000, 2.000000]\n"));
+  EXPECT_THAT(out, HasSubstr("desc=6, addr=0, data_type=float32, position=L0C, dump_size=2\n"
+                             "[AIC Block 0/1] [-0.000000, -1.000000]\n"));
+}
+
+TEST(AscDumpTest, WrongBufferOrAddressFailsNamingTheApi) {
+  if (!aicore::arch::DefaultChip().split()) GTEST_SKIP() << "coupled chip: every core has L1";
+  aicore::Status st = aicore::RunKernel("print_test", 1, aicore::LaunchOptions{}, [] {
+    asc_dump_l1buf<half>((__cbuf__ half*)nullptr, 1, 4);
+  });
+  EXPECT_EQ(st.code(), aicore::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(st.message(), HasSubstr("asc_dump_l1buf: AIV 0 has no L1"));
+  int host = 0;
+  st = aicore::RunKernel("print_test", 1, aicore::LaunchOptions{}, [&] {
+    asc_dump_ubuf<int>(&host, 1, 1);
+  });
+  EXPECT_EQ(st.code(), aicore::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(), HasSubstr("nor a byte offset into it"));
+}
+
+// Without -DASCENDC_TIME_STAMP_ON, PrintTimeStamp does nothing (time_stamp_test.cc has it on).
+TEST(PrintTimeStampTest, OffByDefault) {
+  aicore::Status st;
+  const std::string out = Captured(1, [] {
+    PrintTimeStamp(65577);
+    asc_time_stamp(65578);
+  }, &st);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(out, "");
 }
 
 TEST(KernelLogTest, PrefixNamesLevelBlockCoreFileAndFunction) {
