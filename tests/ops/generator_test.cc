@@ -1,6 +1,6 @@
 // The op-project generator (GenerateAclnnSources): aclnn prototypes with CANN's parameter naming
 // and attribute types, and the kernel-side structs of macro tiling classes (padding, arrays,
-// nested structs, TCubeTiling), DTYPE_<ARG> macros and the kernel type.
+// nested structs, TCubeTiling, SoftMaxTiling), DTYPE_<ARG> macros and the kernel type.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,6 +21,7 @@ BEGIN_TILING_DATA_DEF(GenTiling)
   TILING_DATA_FIELD_DEF_ARR(uint32_t, 3, dims);
   TILING_DATA_FIELD_DEF_STRUCT(GenInner, inner);
   TILING_DATA_FIELD_DEF_STRUCT(TCubeTiling, cube);
+  TILING_DATA_FIELD_DEF_STRUCT(SoftMaxTiling, softmax);
 END_TILING_DATA_DEF;
 REGISTER_TILING_DATA_CLASS(GenProbeCustom, GenTiling)
 REGISTER_TILING_DATA_CLASS(GenProbeCustom_2, GenInner)
@@ -88,6 +89,10 @@ TEST(GeneratorTest, WritesEntryPointsAndKernelStructs) {
             std::string::npos) << k;
   EXPECT_NE(k.find("static_assert(offsetof(GenTiling, cube) == 24);"), std::string::npos) << k;
   EXPECT_NE(k.find("#include \"aicore/kernel/cube/matmul_tiling_data.h\""), std::string::npos);
+  // A high-level API's tiling struct is the kernel's POD, declared by its own header.
+  EXPECT_NE(k.find("  AscendC::tiling::SoftMaxTiling softmax;\n"), std::string::npos) << k;
+  EXPECT_NE(k.find("#include \"aicore/kernel/lib/activation/softmax_utils.h\""),
+            std::string::npos);
   EXPECT_NE(k.find("using AicoreDefaultTilingData = GenTiling;"), std::string::npos);
   optiling::GenTiling host;
   EXPECT_NE(k.find("static_assert(sizeof(GenTiling) == " + std::to_string(host.GetDataSize())),

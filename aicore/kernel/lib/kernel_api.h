@@ -4,6 +4,8 @@
 
 #include "aicore/kernel/lib/activation/softmax.h"
 #include "aicore/kernel/lib/normalization/layernorm.h"
+#include "aicore/kernel/lib/normalization/layernormgrad.h"
+#include "aicore/kernel/lib/normalization/layernormgradbeta.h"
 #include "aicore/kernel/lib/normalization/rmsnorm.h"
 #include "aicore/kernel/lib/activation/gelu.h"
 #include "aicore/kernel/lib/activation/sigmoid.h"

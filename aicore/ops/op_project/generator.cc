@@ -206,11 +206,16 @@ void EmitStruct(const optiling::TilingDef& def, std::set<std::string>& done,
         body << "  " << f.type << " " << f.name << "[" << f.count << "];\n";
         break;
       case optiling::TilingFieldInfo::Kind::kStruct: {
-        const std::string t =
-            f.as_def != nullptr
-                ? std::string(f.as_def(reinterpret_cast<const char*>(&def) + f.member_delta)
-                                  ->GetTilingClassName())
-                : KernelStructType(f.type, includes);
+        std::string t;
+        if (f.as_def != nullptr) {
+          t = f.as_def(reinterpret_cast<const char*>(&def) + f.member_delta)
+                  ->GetTilingClassName();
+        } else if (!f.kernel_type.empty()) {  // a high-level API's tiling struct
+          includes.insert(f.kernel_header);
+          t = f.kernel_type;
+        } else {
+          t = KernelStructType(f.type, includes);
+        }
         body << "  " << t << " " << f.name << ";\n";
         break;
       }

@@ -3,6 +3,10 @@
 // END_TILING_DATA_DEF; defines class Name with set_f / get_f over a byte buffer laid out as the
 // kernel reads it, and REGISTER_TILING_DATA_CLASS(OpType, Name) makes it the op's tiling data.
 //
+// TILING_DATA_FIELD_DEF_STRUCT takes another such class, optiling::TCubeTiling, or one of the
+// high-level APIs' tiling structs (optiling::SoftMaxTiling, LayerNormTiling, ...:
+// runtime/tiling/api_tiling_data.h, which "tiling/tiling_api.h" brings).
+//
 // Layout (what SaveToBuffer writes, and what the generated kernel struct reproduces): fields in
 // declaration order; a scalar or array field starts at a multiple of its element size, a nested
 // struct field at a multiple of 8, padding bytes are zero; GetDataSize() is the end of the last
@@ -36,6 +40,10 @@ struct TilingFieldInfo {
   void (*save)(const void* obj, void* dst, size_t cap) = nullptr;
   // kStruct: the nested object as a TilingDef (nullptr for other structs such as TCubeTiling).
   const class TilingDef* (*as_def)(const void* obj) = nullptr;
+  // kStruct of a high-level API's tiling struct (optiling::SoftMaxTiling, ...): the kernel type
+  // and the header declaring it (empty otherwise).
+  std::string kernel_type;
+  std::string kernel_header;
 };
 
 // The base of every BEGIN_TILING_DATA_DEF class: a byte buffer (owned, or bound with
@@ -81,6 +89,10 @@ class TilingDef {
     };
     if constexpr (std::is_base_of_v<TilingDef, S>) {
       f.as_def = [](const void* o) -> const TilingDef* { return static_cast<const S*>(o); };
+    }
+    if constexpr (requires { S::kKernelType; S::kKernelHeader; }) {
+      f.kernel_type = S::kKernelType;
+      f.kernel_header = S::kKernelHeader;
     }
     return Place(std::move(f), 8);
   }

@@ -1,7 +1,9 @@
-// LayerNorm/RmsNorm host tiling: sizes from lib::NormLayout, the layout the kernels carve.
+// LayerNorm/LayerNormGrad/LayerNormGradBeta/RmsNorm host tiling: sizes from the layouts in
+// norm_utils.h (lib::NormLayout, NormGradLayout, NormGradBetaLayout), which the kernels carve.
 #include "aicore/runtime/tiling/norm_tiling.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace AscendC {
 namespace {
@@ -107,6 +109,117 @@ void GetLayerNormNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize, ui
   t.inputTailPos = t.meanVarTailPos * k;
   t.arCurLength = rows * k;
   t.aCurLength = rows;
+}
+
+namespace {
+
+// The [B, S, storageH, originH] geometry every gradient API takes.
+struct Bsh {
+  uint32_t b, s, h, ori_h;
+  uint32_t m() const { return b * s; }
+};
+Bsh ReadBsh(const TensorShape& s) {
+  Bsh g{U32(s.GetDim(0)), U32(s.GetDim(1)), U32(s.GetDim(2)), 0};
+  g.ori_h = s.GetDimNum() > 3 ? U32(s.GetDim(3)) : g.h;
+  return g;
+}
+
+template <typename Layout>
+void GradMaxMin(uint32_t m, uint32_t h, Layout layout, uint32_t& max, uint32_t& min) {
+  if (m == 0 || h == 0) {
+    max = min = 0;
+    return;
+  }
+  max = layout(m).total;
+  min = layout(std::min(m, 16u)).total;
+}
+
+}  // namespace
+
+void GetLayerNormGradMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, bool,
+                                   uint32_t& maxValue, uint32_t& minValue) {
+  const Bsh g = ReadBsh(s);
+  GradMaxMin(g.m(), g.h, [&](uint32_t r) { return lib::NormGradLayout(r, g.h, typeSize); },
+             maxValue, minValue);
+}
+
+void GetLayerNormGradNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize,
+                                  uint32_t typeSize, bool, LayerNormGradTiling& t) {
+  t = LayerNormGradTiling{};
+  const Bsh g = ReadBsh(s);
+  t.stackBufferSize = stackBufferSize;
+  t.bLength = g.b;
+  t.sLength = g.s;
+  t.hLength = g.h;
+  t.originalHLength = g.ori_h;
+  auto layout = [&](uint32_t r) { return lib::NormGradLayout(r, g.h, typeSize); };
+  const uint32_t m = g.m();
+  const uint32_t rows = g.h ? lib::GradRowsFitting(m, stackBufferSize, layout) : 0;
+  const lib::NormGradWorkspace w = layout(std::max(rows, 1u));
+  t.oneCalSize = rows;
+  t.nohCalSize = rows * g.h;
+  t.loopNum = rows ? m / rows : 0;
+  t.tailSize = rows ? m % rows : 0;
+  t.nohTailSize = t.tailSize * g.h;
+  const uint32_t row_floats = rows * g.h;
+  const uint32_t block_floats = lib::AlignUp(rows, lib::kFloatsPerBlock) * lib::kFloatsPerBlock;
+  t.tmpTensorBSHPos = w.dy / 4;
+  t.tmpTensorBSHSize = typeSize == 2 ? 2 * row_floats : 0;
+  t.x1TensorPos = w.x2 / 4;
+  t.x1TensorSize = typeSize == 2 ? row_floats : 0;
+  t.x2TensorPos = w.pdxl / 4;
+  t.x2TensorSize = row_floats;
+  t.x3TensorPos = w.acc / 4;
+  t.x3TensorSize = typeSize == 2 ? row_floats : 0;
+  t.pdVarTensorPos = w.stat[2] / 4;
+  t.pdVarTensorSize = block_floats;
+  t.pdMeanTensorPos = w.stat[3] / 4;
+  t.pdMeanTensorSize = block_floats;
+  t.tmpTensorPos = w.stat[0] / 4;
+  t.tmpTensorSize = block_floats;
+  t.tmpTensor1Pos = w.stat[1] / 4;
+  t.tmpTensor1Size = block_floats;
+  t.tmpTensor2Pos = w.stat[5] / 4;
+  t.tmpTensor2Size = block_floats;
+  const float inv_h = g.ori_h ? 1.0f / static_cast<float>(g.ori_h) : 0.0f;
+  t.lastDimValueBack = std::bit_cast<uint32_t>(inv_h);
+  t.lastDimValueBackMulTwo = std::bit_cast<uint32_t>(2.0f * inv_h);
+}
+
+void GetLayerNormGradBetaMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, bool,
+                                       uint32_t& maxValue, uint32_t& minValue) {
+  const Bsh g = ReadBsh(s);
+  GradMaxMin(g.m(), g.h, [&](uint32_t r) { return lib::NormGradBetaLayout(r, g.h, typeSize); },
+             maxValue, minValue);
+}
+
+void GetLayerNormGradBetaNDTilingInfo(const TensorShape& s, uint32_t stackBufferSize,
+                                      uint32_t typeSize, bool, LayerNormGradBetaTiling& t) {
+  t = LayerNormGradBetaTiling{};
+  const Bsh g = ReadBsh(s);
+  t.stackBufferSize = stackBufferSize;
+  t.bLength = g.b;
+  t.sLength = g.s;
+  t.hLength = g.h;
+  t.originalHLength = g.ori_h;
+  const uint32_t m = g.m();
+  t.bsLength = m;
+  t.bshLength = m * g.h;
+  auto layout = [&](uint32_t r) { return lib::NormGradBetaLayout(r, g.h, typeSize); };
+  const uint32_t rows = g.h ? lib::GradRowsFitting(m, stackBufferSize, layout) : 0;
+  const lib::NormGradBetaWorkspace w = layout(std::max(rows, 1u));
+  t.numberOfTmpBuf = typeSize == 2 ? 5 : 3;
+  t.bsCurLength = rows;
+  t.bshCurLength = rows * g.h;
+  t.oneCalSize = t.bshCurLength;
+  t.loopRound = rows ? m / rows : 0;
+  t.bsTailSize = rows ? m % rows : 0;
+  t.inputTailSize = t.bsTailSize * g.h;
+  t.inputTailPos = t.loopRound * t.bshCurLength;
+  t.gammaTempTensorPos = w.gamma / 4;
+  t.betaTempTensorPos = w.beta / 4;
+  t.inputDyTmpTensorPos = w.dy / 4;
+  t.resForGammaTmpTensorPos = w.res / 4;
 }
 
 bool GetRmsNormMaxMinTmpSize(const TensorShape& s, uint32_t typeSize, uint32_t& maxValue,

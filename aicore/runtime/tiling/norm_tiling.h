@@ -1,5 +1,6 @@
-// Host tiling of LayerNorm and RmsNorm ("tiling/tiling_api.h"): scratch sizes and the tiling
-// structs the kernels in kernel/lib/normalization/ read, all from lib::NormLayout.
+// Host tiling of LayerNorm, LayerNormGrad, LayerNormGradBeta and RmsNorm ("tiling/tiling_api.h"):
+// scratch sizes and the tiling structs the kernels in kernel/lib/normalization/ read, all from the
+// layouts in norm_utils.h.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,23 @@ void GetLayerNormNDTilingInfo(const TensorShape& srcShape, uint32_t stackBufferS
 [[deprecated("use GetLayerNormNDTilingInfo")]] void GetLayerNormNDTillingInfo(
     const TensorShape& srcShape, uint32_t stackBufferSize, uint32_t typeSize, bool isReuseSource,
     LayerNormTiling& tilling);
+
+// LayerNormGrad: srcShape is {B, S, storageH, originH} (3-D: originH = H); sizes in bytes, min =
+// one chunk of min(B * S, 16) rows, max = all rows at once; typeSize is the data's.
+void GetLayerNormGradMaxMinTmpSize(const TensorShape& srcShape, uint32_t typeSize,
+                                   bool isReuseSource, uint32_t& maxValue, uint32_t& minValue);
+// Fills the tiling for stackBufferSize bytes of scratch (oneCalSize = 0 when that is below the
+// minimum: the kernel then fails with the sizes).
+void GetLayerNormGradNDTilingInfo(const TensorShape& srcShape, uint32_t stackBufferSize,
+                                  uint32_t typeSize, bool isReuseSource,
+                                  LayerNormGradTiling& tiling);
+// LayerNormGradBeta: srcShape is inputDy's {B, S, storageH, originH}; as above.
+void GetLayerNormGradBetaMaxMinTmpSize(const TensorShape& srcShape, uint32_t typeSize,
+                                       bool isReuseSource, uint32_t& maxValue,
+                                       uint32_t& minValue);
+void GetLayerNormGradBetaNDTilingInfo(const TensorShape& srcShape, uint32_t stackBufferSize,
+                                      uint32_t typeSize, bool isReuseSource,
+                                      LayerNormGradBetaTiling& tiling);
 
 // srcShape is {B, S, H} with H padded to 32 bytes; returns false when it is not. min = one row,
 // max = all rows at once.

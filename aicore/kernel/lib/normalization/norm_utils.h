@@ -1,6 +1,7 @@
 // Shared pieces of the normalization APIs: the tiling PODs (LayerNormTiling,
-// LayerNormSeparateTiling, RmsNormTiling), LayerNormPara/LayerNormConfig, and the scratch layout
-// that kernels and host tiling functions compute alike.
+// LayerNormSeparateTiling, RmsNormTiling, LayerNormGradTiling, LayerNormGradBetaTiling),
+// LayerNormPara/LayerNormConfig, and the scratch layouts that kernels and host tiling functions
+// compute alike.
 #pragma once
 
 #include <algorithm>
@@ -110,8 +111,76 @@ struct RmsNormTiling {
   uint32_t tailBsLength = 0;
 };
 
+// LayerNormGrad over bLength x sLength rows of hLength (padded) values, originalHLength real:
+// oneCalSize rows per chunk (nohCalSize = oneCalSize * hLength), loopNum full chunks then a tail
+// of tailSize rows (nohTailSize values). stackBufferSize is the scratch in bytes; the *Pos/*Size
+// pairs are float offsets and lengths of the scratch regions (tmpTensorBSH: the float copy of
+// the rows, x1/x2/x3: the working rows, tmpTensor*: the per-row blocks);
+// lastDimValueBack / lastDimValueBackMulTwo hold the bits of the floats 1/H and 2/H.
+struct LayerNormGradTiling {
+  uint32_t stackBufferSize = 0;
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t oneCalSize = 0;
+  uint32_t nohCalSize = 0;
+  uint32_t loopNum = 0;
+  uint32_t tailSize = 0;
+  uint32_t nohTailSize = 0;
+  uint32_t tmpTensorBSHPos = 0;
+  uint32_t tmpTensorBSHSize = 0;
+  uint32_t pdVarTensorPos = 0;
+  uint32_t pdVarTensorSize = 0;
+  uint32_t pdMeanTensorPos = 0;
+  uint32_t pdMeanTensorSize = 0;
+  uint32_t x1TensorPos = 0;
+  uint32_t x1TensorSize = 0;
+  uint32_t x2TensorPos = 0;
+  uint32_t x2TensorSize = 0;
+  uint32_t x3TensorPos = 0;
+  uint32_t x3TensorSize = 0;
+  uint32_t tmpTensorPos = 0;
+  uint32_t tmpTensorSize = 0;
+  uint32_t tmpTensor1Pos = 0;
+  uint32_t tmpTensor1Size = 0;
+  uint32_t tmpTensor2Pos = 0;
+  uint32_t tmpTensor2Size = 0;
+  uint32_t lastDimValueBack = 0;
+  uint32_t lastDimValueBackMulTwo = 0;
+};
+
+// LayerNormGradBeta over bsLength rows (bshLength values) of hLength: bsCurLength rows per chunk
+// (bshCurLength values, oneCalSize = bshCurLength), loopRound full chunks then bsTailSize rows
+// (inputTailSize values from element inputTailPos). stackBufferSize is the scratch in bytes; the
+// *TempTensorPos fields are float offsets of the gamma/beta accumulators and the row copies.
+struct LayerNormGradBetaTiling {
+  uint32_t stackBufferSize = 0;
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t bshLength = 0;
+  uint32_t bsLength = 0;
+  uint32_t oneCalSize = 0;
+  uint32_t numberOfTmpBuf = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputTailSize = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t bsTailSize = 0;
+  uint32_t bshCurLength = 0;
+  uint32_t bsCurLength = 0;
+  uint32_t gammaTempTensorPos = 0;
+  uint32_t betaTempTensorPos = 0;
+  uint32_t inputDyTmpTensorPos = 0;
+  uint32_t resForGammaTmpTensorPos = 0;
+  uint32_t reserved = 0;
+};
+
 }  // namespace tiling
 
+using tiling::LayerNormGradBetaTiling;
+using tiling::LayerNormGradTiling;
 using tiling::LayerNormSeparateTiling;
 using tiling::LayerNormTiling;
 using tiling::RmsNormTiling;
@@ -171,9 +240,79 @@ constexpr uint32_t NormRowsFitting(uint32_t m, uint32_t k, uint32_t src_size, bo
   return lo * step;
 }
 
+// Byte offsets of one LayerNormGrad chunk's scratch: float copies of dy and x (half sources
+// only), three working row buffers (x - mean, dy * gamma, the pd_x accumulation; float sources
+// write the last and the first straight to outputPdX and resForGamma), the float gamma (half
+// only), the row-helper scratch, six row blocks (mean, rstd, the three row sums, a coefficient)
+// and the one-value-per-row vector.
+struct NormGradWorkspace {
+  uint32_t dy = 0, x = 0, x2 = 0, pdxl = 0, acc = 0, gamma = 0, reduce = 0, pairs = 0, blocks = 0;
+  uint32_t stat[6] = {0, 0, 0, 0, 0, 0};
+  uint32_t vec = 0;
+  uint32_t total = 0;
+};
+
+constexpr NormGradWorkspace NormGradLayout(uint32_t rows, uint32_t k, uint32_t src_size) {
+  const bool widen = src_size == 2;
+  const uint32_t row_bytes = AlignUp(rows * k * 4, kBlockBytes);
+  NormGradWorkspace w;
+  uint32_t at = 0;
+  w.dy = at;     at += widen ? row_bytes : 0;
+  w.x = at;      at += widen ? row_bytes : 0;
+  w.x2 = at;     at += widen ? row_bytes : 0;
+  w.pdxl = at;   at += row_bytes;
+  w.acc = at;    at += widen ? row_bytes : 0;
+  w.gamma = at;  at += widen ? AlignUp(k * 4, kBlockBytes) : 0;
+  w.reduce = at; at += ReduceScratchBytes(k);
+  w.pairs = at;  at += PairBytes(rows);
+  w.blocks = at; at += PairBlockBytes(rows);
+  for (uint32_t& s : w.stat) { s = at; at += AlignUp(rows, kFloatsPerBlock) * kBlockBytes; }
+  w.vec = at;    at += StatVecBytes(rows);
+  w.total = at;
+  return w;
+}
+
+// Byte offsets of one LayerNormGradBeta chunk's scratch: the gamma and beta accumulators (k
+// floats each), float copies of dy and resForGamma (half only) and the product rows.
+struct NormGradBetaWorkspace {
+  uint32_t gamma = 0, beta = 0, dy = 0, res = 0, prod = 0;
+  uint32_t total = 0;
+};
+
+constexpr NormGradBetaWorkspace NormGradBetaLayout(uint32_t rows, uint32_t k, uint32_t src_size) {
+  const bool widen = src_size == 2;
+  const uint32_t row_bytes = AlignUp(rows * k * 4, kBlockBytes);
+  NormGradBetaWorkspace w;
+  uint32_t at = 0;
+  w.gamma = at; at += AlignUp(k * 4, kBlockBytes);
+  w.beta = at;  at += AlignUp(k * 4, kBlockBytes);
+  w.dy = at;    at += widen ? row_bytes : 0;
+  w.res = at;   at += widen ? row_bytes : 0;
+  w.prod = at;  at += row_bytes;
+  w.total = at;
+  return w;
+}
+
+// Rows per chunk of the two gradient APIs: all m rows or a multiple of 16 (as LayerNorm's), so
+// a chunk's per-row inputs (mean, variance) start on a 32-byte boundary.
+template <typename Layout>
+constexpr uint32_t GradRowsFitting(uint32_t m, uint32_t bytes, Layout layout) {
+  constexpr uint32_t kStep = 16;
+  if (m == 0 || layout(std::min(m, kStep)).total > bytes) return 0;
+  if (layout(m).total <= bytes) return m;
+  uint32_t lo = 1, hi = m / kStep;  // in steps
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo + 1) / 2;
+    if (layout(mid * kStep).total <= bytes) lo = mid; else hi = mid - 1;
+  }
+  return lo * kStep;
+}
+
 }  // namespace lib
 }  // namespace AscendC
 
+using AscendC::tiling::LayerNormGradBetaTiling;
+using AscendC::tiling::LayerNormGradTiling;
 using AscendC::tiling::LayerNormSeparateTiling;
 using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::RmsNormTiling;

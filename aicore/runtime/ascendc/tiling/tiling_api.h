@@ -1,8 +1,10 @@
 // Host tiling APIs ("tiling/tiling_api.h"): matmul_tiling::MatmulApiTiling,
-// MultiCoreMatmulTiling, optiling::TCubeTiling, platform_ascendc::PlatformAscendC and the
-// high-level APIs' tmp-size and tiling functions (AscendC::TensorShape, GetSoftMaxMinTmpSize, ...).
+// MultiCoreMatmulTiling, optiling::TCubeTiling, platform_ascendc::PlatformAscendC, the
+// high-level APIs' tmp-size and tiling functions (AscendC::TensorShape, GetSoftMaxMinTmpSize, ...)
+// and their optiling:: tiling structs (optiling::SoftMaxTiling, LayerNormTiling, ...).
 #pragma once
 
+#include "aicore/runtime/tiling/api_tiling_data.h"
 #include "aicore/runtime/tiling/elementwise_tiling.h"
 #include "aicore/runtime/tiling/matmul_tiling.h"
 #include "aicore/runtime/tiling/norm_tiling.h"
