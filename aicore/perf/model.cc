@@ -17,24 +17,46 @@
 //   consumes the oldest one (blocking the core until some core has set it).
 // - Blocks beyond the chip's cores of their type run in waves: block j starts when block
 //   j - cores has finished, on the same physical core.
-// - GM traffic: every (core, pipe) pair that moves GM bytes in the launch is a stream; the streams
-//   share the HBM equally (hbm_gbps / clock / streams bytes per cycle each) and a GM copy runs at
-//   min(its pipe's bytes per cycle, that share). A static fair share: simple and deterministic,
-//   but it charges contention even while other streams are idle.
+// - GM traffic: every (core, pipe) pair that moves GM bytes in the launch is a stream; a GM copy
+//   runs at min(its pipe's bytes per cycle, its stream's HBM share) for the bytes the HBM serves
+//   (Note [HBM sharing]).
 //
 // Note [L2 reuse]
-// GM reads pass through the chip's L2 (192 MB on a 910B), so a byte read again in the same launch
-// comes from L2, not HBM: a matmul that reloads panels of A and B is fed at L2 bandwidth. The
-// model counts, over all cores, the GM bytes copies read (R) and their distinct footprint (D);
-// when D fits in L2, a fraction h = 1 - D/R of every GM read is an L2 hit that costs
-// bytes / l2_read_bytes_per_cycle and takes no HBM share, the rest costs as before. Order-free
-// and deterministic; it does not say which read misses (the first one would), and a footprint
-// larger than L2 gets no reuse at all (h = 0). Writes still go to the HBM.
+// GM reads pass through the chip's L2 (192 MB on a 910B), so a byte read again while it is still
+// cached comes from L2, not HBM: a matmul that reloads panels of A and B is fed at L2 bandwidth.
+// The model runs the launch's GM reads through an LRU cache of l2_bytes in lines of
+// l2_line_bytes: each core's reads in program order, the cores interleaved by progress (a read
+// at 40% of a core's read bytes comes after every other core's reads before their 40%), which
+// approximates the order in time without needing the timeline. A read's bytes in lines the cache
+// holds are hits, costing bytes / l2_read_bytes_per_cycle and taking no HBM share; the rest
+// misses and allocates its lines. So hits follow reuse distance: data read again after less
+// than L2's worth of other lines hits, data whose working set between reuses exceeds L2 misses,
+// however large the whole footprint. Deterministic. Not modelled: writes (they go to the HBM and
+// do not allocate lines), associativity, the L2 cache-mode hint (SetL2CacheHint does not reach
+// the records).
+//
+// Note [GM bursts]
+// GM is read in bursts (128/256/512 B by chip: ascendc-reference.md 9.5), so a contiguous run
+// shorter than a burst costs a whole one: every run of a GM read (one row of a strided or Nd2Nz
+// copy) is rounded up to gm_burst_bytes before its cost is computed. The bytes reported stay the
+// bytes asked for.
+//
+// Note [HBM sharing]
+// With hbm_share "fair" every stream gets hbm_gbps / clock / streams bytes per cycle for the
+// whole launch, which charges contention while other streams are idle. With "active" the launch
+// is replayed twice: the first replay uses the fair share; from its timeline, each GM copy gets
+// hbm / (the mean number of HBM transfers in flight over its interval, itself included) for the
+// second replay, whose timeline is the result. A two-step fixed point, not an exact one: the
+// second replay's intervals differ from the first's. Only copies that move HBM bytes (writes,
+// reads not wholly served by L2) count as transfers; a stream moves one copy at a time (its
+// pipe is in order), so the count is the number of streams active at the time.
 #include "aicore/perf/model.h"
 
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
+#include <queue>
 
 #include "aicore/core/status.h"
 
@@ -84,10 +106,27 @@ CostModel::CostModel(const arch::Chip& chip) {
   vector_default_b_ = Need(chip, p, "vector_default_b_cycles");
   mte2_bw_ = Need(chip, p, "mte2_bytes_per_cycle");
   mte2_head_ = Need(chip, p, "mte2_head_cycles");
+  // Optional: GM -> L1 copies (Nd2Nz) pay their own head (default: mte2_head_cycles).
+  mte2_l1_head_ = p.contains("mte2_l1_head_cycles") ? Need(chip, p, "mte2_l1_head_cycles")
+                                                    : mte2_head_;
+  if (p.contains("gm_burst_bytes")) {
+    gm_burst_ = static_cast<uint64_t>(std::max(0.0, Need(chip, p, "gm_burst_bytes")));
+  }
+  if (p.contains("hbm_share")) {
+    if (!p["hbm_share"].is_string() ||
+        (p["hbm_share"] != "fair" && p["hbm_share"] != "active")) {
+      Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+           ": pipes.hbm_share must be \"fair\" or \"active\"");
+    }
+    hbm_share_active_ = p["hbm_share"] == "active";
+  }
   mte2_startup_ = Need(chip, p, "mte2_startup_cycles");
   if (p.contains("l2_read_bytes_per_cycle")) {  // optional: without it, no L2 reuse
     l2_read_bw_ = Need(chip, p, "l2_read_bytes_per_cycle");
     l2_bytes_ = static_cast<double>(chip.l2_bytes);
+    l2_line_ = p.contains("l2_line_bytes")
+                   ? static_cast<uint64_t>(std::max(1.0, Need(chip, p, "l2_line_bytes")))
+                   : 512;
   }
   mte3_bw_ = Need(chip, p, "mte3_bytes_per_cycle");
   mte3_head_ = Need(chip, p, "mte3_head_cycles");
@@ -171,16 +210,22 @@ double CostModel::PipeBytesPerCycle(const Record& r) const {
   }
 }
 
-double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit) const {
+double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit,
+                       double read_bytes) const {
   const bool gm = r.dst == arch::Buffer::kGm || r.src == arch::Buffer::kGm;
   const double bytes = static_cast<double>(r.bytes);
   auto rate = [&](double pipe_bw) { return gm ? std::min(pipe_bw, gm_bytes_per_cycle) : pipe_bw; };
-  if (r.op == Op::kCopy && r.src == arch::Buffer::kGm && l2_hit > 0 && l2_read_bw_ > 0 &&
-      (r.pipe == Pipe::kMte2 || r.pipe == Pipe::kMte1)) {
-    const double head = r.pipe == Pipe::kMte2 ? mte2_head_ : mte1_head_;
+  if (r.op == Op::kCopy && r.src == arch::Buffer::kGm &&
+      (r.pipe == Pipe::kMte2 || (r.pipe == Pipe::kMte1 && l2_hit > 0 && l2_read_bw_ > 0))) {
+    const double head = r.pipe == Pipe::kMte1   ? mte1_head_
+                        : r.dst == arch::Buffer::kL1 ? mte2_l1_head_
+                                                     : mte2_head_;
     const double pipe_bw = r.pipe == Pipe::kMte2 ? mte2_bw_ : PipeBytesPerCycle(r);
-    return head + bytes * (1 - l2_hit) / std::min(pipe_bw, gm_bytes_per_cycle) +
-           bytes * l2_hit / l2_read_bw_;
+    const double b = read_bytes > 0 ? read_bytes : bytes;
+    const double hit = l2_read_bw_ > 0 ? std::clamp(l2_hit, 0.0, 1.0) : 0.0;
+    double t = head + b * (1 - hit) / std::min(pipe_bw, gm_bytes_per_cycle);
+    if (hit > 0) t += b * hit / l2_read_bw_;
+    return t;
   }
   switch (r.pipe) {
     case Pipe::kV:
@@ -228,6 +273,177 @@ struct CoreState {
   int pred = -1;  // the block that must finish before this one starts (waves)
 };
 
+// What the replay needs per GM copy, decided before it (Notes [L2 reuse], [GM bursts],
+// [HBM sharing]): per core and record, the L2-hit fraction, the burst-rounded read bytes and
+// the HBM share (empty vectors: none / r.bytes / the launch's static share).
+struct GmPlan {
+  std::vector<std::vector<double>> hit, read_bytes, share;
+  std::vector<double> core_hit;  // per core: hit bytes / read bytes
+  uint64_t read = 0, distinct = 0;
+  double hit_fraction = 0;
+  int streams = 0;
+  double static_share = 0;
+};
+
+// A least-recently-used set of cache lines with a fixed capacity.
+class LineLru {
+ public:
+  explicit LineLru(size_t capacity) : cap_(std::max<size_t>(1, capacity)) {
+    where_.reserve(std::min<size_t>(cap_, size_t{1} << 22) * 2);
+  }
+  // Touches `line`; returns whether it was resident. A miss inserts it, evicting the least
+  // recently used line when full.
+  bool Touch(uint64_t line) {
+    auto it = where_.find(line);
+    if (it != where_.end()) {
+      Unlink(it->second);
+      PushFront(it->second);
+      return true;
+    }
+    uint32_t n;
+    if (where_.size() < cap_) {
+      n = static_cast<uint32_t>(nodes_.size());
+      nodes_.push_back({line, kNil, kNil});
+    } else {
+      n = tail_;
+      Unlink(n);
+      where_.erase(nodes_[n].line);
+      nodes_[n].line = line;
+    }
+    where_.emplace(line, n);
+    PushFront(n);
+    return false;
+  }
+
+ private:
+  static constexpr uint32_t kNil = 0xffffffffu;
+  struct Node {
+    uint64_t line;
+    uint32_t prev, next;
+  };
+  void Unlink(uint32_t n) {
+    Node& x = nodes_[n];
+    if (x.prev != kNil) nodes_[x.prev].next = x.next; else head_ = x.next;
+    if (x.next != kNil) nodes_[x.next].prev = x.prev; else tail_ = x.prev;
+    x.prev = x.next = kNil;
+  }
+  void PushFront(uint32_t n) {
+    nodes_[n].prev = kNil;
+    nodes_[n].next = head_;
+    if (head_ != kNil) nodes_[head_].prev = n;
+    head_ = n;
+    if (tail_ == kNil) tail_ = n;
+  }
+  size_t cap_;
+  std::vector<Node> nodes_;
+  std::unordered_map<uint64_t, uint32_t> where_;
+  uint32_t head_ = kNil, tail_ = kNil;
+};
+
+bool IsGmStreamCopy(const Record& r) {
+  return r.op == Op::kCopy && (r.src == arch::Buffer::kGm || r.dst == arch::Buffer::kGm) &&
+         r.pipe != Pipe::kAll;
+}
+
+// Counts the streams, the distinct read footprint, and runs the reads through L2 and the burst
+// rounding (Notes [L2 reuse], [GM bursts]).
+GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
+  GmPlan plan;
+  const size_t n = l.cores.size();
+  for (const auto& core : l.cores) {
+    std::array<bool, kP> gm{};
+    for (const Record& r : core->records) {
+      if (IsGmStreamCopy(r)) gm[static_cast<int>(r.pipe)] = true;
+    }
+    for (bool b : gm) plan.streams += b;
+    plan.read += core->gm_read_bytes;
+  }
+  plan.static_share =
+      plan.streams > 0 ? m.hbm_bytes_per_cycle() / plan.streams : m.hbm_bytes_per_cycle();
+  {  // distinct footprint (reported)
+    std::vector<std::pair<uint64_t, uint64_t>> all;
+    for (const auto& core : l.cores) {
+      for (const GmRange& r : core->gm_reads) all.emplace_back(r.lo, r.hi);
+    }
+    std::sort(all.begin(), all.end());
+    uint64_t lo = 0, hi = 0;
+    for (const auto& [a, b] : all) {
+      if (a > hi) {
+        plan.distinct += hi - lo;
+        lo = a;
+        hi = b;
+      } else {
+        hi = std::max(hi, b);
+      }
+    }
+    plan.distinct += hi - lo;
+  }
+  const uint64_t burst = m.gm_burst_bytes();
+  const bool l2 = m.l2_read_bytes_per_cycle() > 0 && m.l2_bytes() > 0 && m.l2_line_bytes() > 0;
+  plan.core_hit.assign(n, 0.0);
+  if (!l2 && burst == 0) return plan;
+  plan.hit.resize(n);
+  plan.read_bytes.resize(n);
+  std::vector<std::vector<double>> len(n);  // per record: bytes asked for
+  for (size_t c = 0; c < n; ++c) {
+    if (l.cores[c]->gm_reads.empty()) continue;
+    const size_t recs = l.cores[c]->records.size();
+    plan.hit[c].assign(recs, 0.0);
+    plan.read_bytes[c].assign(recs, 0.0);
+    len[c].assign(recs, 0.0);
+  }
+  const uint64_t line = l2 ? m.l2_line_bytes() : 1;
+  LineLru lru(l2 ? static_cast<size_t>(m.l2_bytes() / static_cast<double>(line)) : 1);
+  // The cores' reads interleaved by progress: (done bytes / core's read bytes, core).
+  std::vector<size_t> pos(n, 0);
+  std::vector<uint64_t> done(n, 0);
+  using Item = std::pair<double, size_t>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> order;
+  for (size_t c = 0; c < n; ++c) {
+    if (!l.cores[c]->gm_reads.empty()) order.push({0.0, c});
+  }
+  std::vector<uint64_t> core_hit_bytes(n, 0), core_bytes(n, 0);
+  uint64_t hit_total = 0;
+  while (!order.empty()) {
+    const size_t c = order.top().second;
+    order.pop();
+    const CoreStream& cs = *l.cores[c];
+    const GmRange& g = cs.gm_reads[pos[c]++];
+    const uint64_t bytes = g.hi - g.lo;
+    uint64_t hit = 0;
+    if (l2) {
+      for (uint64_t ln = g.lo / line; ln * line < g.hi; ++ln) {
+        const uint64_t a = std::max(g.lo, ln * line), b = std::min(g.hi, (ln + 1) * line);
+        if (lru.Touch(ln)) hit += b - a;
+      }
+    }
+    const uint64_t rounded = burst > 0 ? (bytes + burst - 1) / burst * burst : bytes;
+    if (g.record < plan.hit[c].size()) {
+      plan.hit[c][g.record] += static_cast<double>(hit);
+      plan.read_bytes[c][g.record] += static_cast<double>(rounded);
+      len[c][g.record] += static_cast<double>(bytes);
+    }
+    core_hit_bytes[c] += hit;
+    core_bytes[c] += bytes;
+    hit_total += hit;
+    done[c] += bytes;
+    if (pos[c] < cs.gm_reads.size()) {
+      order.push({static_cast<double>(done[c]) / static_cast<double>(cs.gm_read_bytes), c});
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    for (size_t i = 0; i < len[c].size(); ++i) {
+      if (len[c][i] > 0) plan.hit[c][i] /= len[c][i];
+    }
+    plan.core_hit[c] = core_bytes[c] > 0 ? static_cast<double>(core_hit_bytes[c]) /
+                                               static_cast<double>(core_bytes[c])
+                                         : 0.0;
+  }
+  plan.hit_fraction =
+      plan.read > 0 ? static_cast<double>(hit_total) / static_cast<double>(plan.read) : 0.0;
+  return plan;
+}
+
 struct CrossFifo {
   std::deque<Stamp> sets;  // increments; rec holds (core << 32) | record
   Stamp pending{-1, -1};   // the latest of the sets gathered towards the next increment
@@ -236,7 +452,8 @@ struct CrossFifo {
 
 class Replayer {
  public:
-  Replayer(const LaunchRecord& l, const CostModel& m) : l_(l), m_(m) {}
+  Replayer(const LaunchRecord& l, const CostModel& m, const GmPlan& plan)
+      : l_(l), m_(m), plan_(plan) {}
 
   Timeline Run() {
     const size_t n = l_.cores.size();
@@ -279,47 +496,13 @@ class Replayer {
 
  private:
   void CountStreams() {
-    int streams = 0;
-    for (const auto& core : l_.cores) {
-      std::array<bool, kP> gm{};
-      for (const Record& r : core->records) {
-        if (r.op == Op::kCopy && (r.src == arch::Buffer::kGm || r.dst == arch::Buffer::kGm) &&
-            r.pipe != Pipe::kAll) {
-          gm[static_cast<int>(r.pipe)] = true;
-        }
-      }
-      for (bool b : gm) streams += b;
-    }
-    tl_.gm_streams = streams;
-    MeasureReuse();
-    tl_.gm_share_bytes_per_cycle =
-        streams > 0 ? m_.hbm_bytes_per_cycle() / streams : m_.hbm_bytes_per_cycle();
-  }
-
-  // Sets the L2 hit fraction of GM reads (Note [L2 reuse]).
-  void MeasureReuse() {
-    std::vector<GmRange> all;
-    for (const auto& core : l_.cores) {
-      all.insert(all.end(), core->gm_reads.begin(), core->gm_reads.end());
-      tl_.gm_read_bytes += core->gm_read_bytes;
-    }
-    std::sort(all.begin(), all.end(),
-              [](const GmRange& a, const GmRange& b) { return a.lo < b.lo; });
-    uint64_t distinct = 0, lo = 0, hi = 0;
-    for (const GmRange& r : all) {
-      if (r.lo > hi) {
-        distinct += hi - lo;
-        lo = r.lo;
-        hi = r.hi;
-      } else {
-        hi = std::max(hi, r.hi);
-      }
-    }
-    distinct += hi - lo;
-    tl_.gm_read_distinct_bytes = distinct;
-    const double read = static_cast<double>(tl_.gm_read_bytes);
-    if (read > 0 && m_.l2_read_bytes_per_cycle() > 0 && distinct <= m_.l2_bytes()) {
-      tl_.l2_hit_fraction = std::max(0.0, 1.0 - static_cast<double>(distinct) / read);
+    tl_.gm_streams = plan_.streams;
+    tl_.gm_read_bytes = plan_.read;
+    tl_.gm_read_distinct_bytes = plan_.distinct;
+    tl_.l2_hit_fraction = plan_.hit_fraction;
+    tl_.gm_share_bytes_per_cycle = plan_.static_share;
+    for (size_t c = 0; c < tl_.cores.size(); ++c) {
+      tl_.cores[c].l2_hit_fraction = plan_.core_hit[c];
     }
   }
 
@@ -372,7 +555,13 @@ class Replayer {
     CoreState& s = st_[c];
     CoreTimeline& ct = tl_.cores[c];
     const auto& recs = l_.cores[c]->records;
-    const double share = tl_.gm_share_bytes_per_cycle;
+    const double static_share = plan_.static_share;
+    const std::vector<double>* hits = c < plan_.hit.size() ? &plan_.hit[c] : nullptr;
+    const std::vector<double>* reads = c < plan_.read_bytes.size() ? &plan_.read_bytes[c] : nullptr;
+    const std::vector<double>* shares = c < plan_.share.size() ? &plan_.share[c] : nullptr;
+    if (hits && hits->empty()) hits = nullptr;
+    if (reads && reads->empty()) reads = nullptr;
+    if (shares && shares->empty()) shares = nullptr;
     const double issue_cost = m_.scalar_cycles();
     s.state = State::kRun;
     while (s.pc < recs.size()) {
@@ -386,8 +575,11 @@ class Replayer {
       switch (r.op) {
         case Op::kCompute:
         case Op::kCopy: {
+          const double share = shares ? (*shares)[i] : static_share;
+          const double hit = hits ? (*hits)[i] : 0.0;
+          const double read = reads ? (*reads)[i] : 0.0;
           if (r.pipe == Pipe::kS || r.pipe == Pipe::kAll) {
-            end = issue + m_.Cost(r, share, tl_.l2_hit_fraction);
+            end = issue + m_.Cost(r, share, hit, read);
             s.issue = end;
             ct.busy[0] += end - issue;
             ++ct.count[0];
@@ -396,7 +588,7 @@ class Replayer {
             ct.end[i] = end;
             continue;
           }
-          double cost = m_.Cost(r, share, tl_.l2_hit_fraction);
+          double cost = m_.Cost(r, share, hit, read);
           if (!s.started[p]) {
             s.started[p] = true;
             cost += m_.Startup(r.pipe);
@@ -562,6 +754,7 @@ class Replayer {
 
   const LaunchRecord& l_;
   const CostModel& m_;
+  const GmPlan& plan_;
   Timeline tl_;
   std::vector<CoreState> st_;
   std::unordered_map<uint64_t, CrossFifo> cross_;
@@ -569,8 +762,78 @@ class Replayer {
 
 }  // namespace
 
+namespace {
+
+// Sets plan.share from a first replay: per GM copy, the HBM over the mean number of streams with
+// an HBM transfer in flight during its interval (Note [HBM sharing]). The count of transfers in
+// flight is a step function of time; its integral over a copy's interval, divided by the
+// interval, is the copy's mean (exact, at least 1: the copy itself).
+void ShareByActivity(const LaunchRecord& l, const CostModel& m, const Timeline& t1,
+                     GmPlan* plan) {
+  auto hbm_bytes = [&](size_t c, size_t i, const Record& r) {
+    if (!IsGmStreamCopy(r)) return 0.0;
+    if (r.dst == arch::Buffer::kGm) return static_cast<double>(r.bytes);
+    const double h = c < plan->hit.size() && !plan->hit[c].empty() ? plan->hit[c][i] : 0.0;
+    return static_cast<double>(r.bytes) * (1 - h);
+  };
+  std::vector<std::pair<double, int>> ev;  // (time, +1 start / -1 end)
+  for (size_t c = 0; c < l.cores.size(); ++c) {
+    const auto& recs = l.cores[c]->records;
+    const CoreTimeline& ct = t1.cores[c];
+    for (size_t i = 0; i < recs.size(); ++i) {
+      if (ct.end[i] <= ct.start[i] || hbm_bytes(c, i, recs[i]) <= 0) continue;
+      ev.emplace_back(ct.start[i], 1);
+      ev.emplace_back(ct.end[i], -1);
+    }
+  }
+  if (ev.empty()) return;
+  std::sort(ev.begin(), ev.end());
+  // Breakpoints t[j], the count on [t[j], t[j + 1]) and the integral up to t[j].
+  std::vector<double> t, count, integral;
+  double n = 0, acc = 0;
+  for (size_t e = 0; e < ev.size();) {
+    const double at = ev[e].first;
+    if (!t.empty()) acc += n * (at - t.back());
+    while (e < ev.size() && ev[e].first == at) n += ev[e++].second;
+    t.push_back(at);
+    count.push_back(n);
+    integral.push_back(acc);
+  }
+  auto integral_at = [&](double x) {
+    const size_t j = static_cast<size_t>(std::upper_bound(t.begin(), t.end(), x) - t.begin());
+    if (j == 0) return 0.0;
+    return integral[j - 1] + count[j - 1] * (x - t[j - 1]);
+  };
+  plan->share.assign(l.cores.size(), {});
+  const double hbm = m.hbm_bytes_per_cycle();
+  double weighted = 0, weight = 0;
+  for (size_t c = 0; c < l.cores.size(); ++c) {
+    const auto& recs = l.cores[c]->records;
+    const CoreTimeline& ct = t1.cores[c];
+    std::vector<double>& sh = plan->share[c];
+    sh.assign(recs.size(), plan->static_share);
+    for (size_t i = 0; i < recs.size(); ++i) {
+      const double hb = hbm_bytes(c, i, recs[i]);
+      if (hb <= 0 || ct.end[i] <= ct.start[i]) continue;
+      const double mean = (integral_at(ct.end[i]) - integral_at(ct.start[i])) /
+                          (ct.end[i] - ct.start[i]);
+      sh[i] = hbm / std::max(1.0, mean);
+      weighted += sh[i] * hb;
+      weight += hb;
+    }
+  }
+  plan->static_share = weight > 0 ? weighted / weight : plan->static_share;
+}
+
+}  // namespace
+
 Timeline Replay(const LaunchRecord& launch, const CostModel& model) {
-  return Replayer(launch, model).Run();
+  GmPlan plan = PlanGm(launch, model);
+  Timeline first = Replayer(launch, model, plan).Run();
+  if (!model.hbm_share_active() || plan.streams <= 1) return first;
+  ShareByActivity(launch, model, first, &plan);
+  Timeline second = Replayer(launch, model, plan).Run();
+  return second;
 }
 
 }  // namespace aicore::perf

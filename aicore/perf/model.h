@@ -22,11 +22,20 @@ class CostModel {
 
   // Returns the cycles `r` occupies its pipe, excluding the per-core pipe start-up, when GM
   // traffic flows at `gm_bytes_per_cycle` at most.
-  // `l2_hit` is the fraction of a GM read's bytes that L2 serves (Note [L2 reuse]).
-  double Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit = 0) const;
-  // L2 capacity and read bandwidth (0 when the preset gives none: no L2 reuse).
+  // `l2_hit` is the fraction of a GM read's bytes that L2 serves (Note [L2 reuse]);
+  // `read_bytes` > 0 replaces r.bytes for a GM read: its bytes with every contiguous run rounded
+  // up to whole bursts (Note [GM bursts]).
+  double Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit = 0,
+              double read_bytes = 0) const;
+  // L2 capacity, read bandwidth and line (0 when the preset gives none: no L2 reuse).
   double l2_bytes() const { return l2_bytes_; }
   double l2_read_bytes_per_cycle() const { return l2_read_bw_; }
+  uint64_t l2_line_bytes() const { return l2_line_; }
+  // GM read burst (0: reads are not rounded up).
+  uint64_t gm_burst_bytes() const { return gm_burst_; }
+  // True when the HBM is shared among the streams active at the time (preset hbm_share
+  // "active"), false for the static fair share over every stream of the launch ("fair").
+  bool hbm_share_active() const { return hbm_share_active_; }
   // Returns the cycles a core's first instruction on `p` pays once (MTE2/MTE3 start-up, V head).
   double Startup(sim::Pipe p) const;
   // Returns the peak rate of the pipe that moves GM bytes for `r`, in bytes per cycle.
@@ -54,8 +63,10 @@ class CostModel {
   double launch_overhead_us_ = 0;
   double scalar_cycles_ = 0;
   double vector_bytes_per_cycle_ = 0, vector_head_ = 0, vector_default_b_ = 0;
-  double mte2_bw_ = 0, mte2_head_ = 0, mte2_startup_ = 0;
+  double mte2_bw_ = 0, mte2_head_ = 0, mte2_l1_head_ = 0, mte2_startup_ = 0;
   double l2_bytes_ = 0, l2_read_bw_ = 0;
+  uint64_t l2_line_ = 0, gm_burst_ = 0;
+  bool hbm_share_active_ = false;
   double mte3_bw_ = 0, mte3_head_ = 0, mte3_startup_ = 0;
   double mte1_l0a_bw_ = 0, mte1_l0b_bw_ = 0, mte1_bt_bw_ = 0, mte1_head_ = 0;
   double fix_bw_ = 0, fix_head_ = 0;
@@ -82,6 +93,7 @@ struct CoreTimeline {
   std::vector<double> issue;  // per record: when the scalar unit issued it
   std::array<double, sim::kPipeCount> busy{};  // cycles each pipe did work
   std::array<uint64_t, sim::kPipeCount> count{};  // instructions per pipe (excluding sync)
+  double l2_hit_fraction = 0;  // of this core's GM read bytes served by L2
   double begin = 0;  // when the core started (later than 0 when blocks exceed the cores)
   double finish = 0;  // when its last pipe drained
   uint64_t gm_read = 0, gm_write = 0, flops = 0;
@@ -97,7 +109,9 @@ struct Timeline {
   uint64_t gm_read_distinct_bytes = 0;  // ... counting each byte once (the HBM's share)
   double l2_hit_fraction = 0;           // of GM read bytes served by L2 (Note [L2 reuse])
   int gm_streams = 0;  // (core, pipe) pairs that move GM bytes, sharing the HBM
-  double gm_share_bytes_per_cycle = 0;  // each stream's fair share of the HBM
+  // Each stream's share of the HBM: the static fair share, or with hbm_share "active" the mean
+  // share GM copies got (weighted by their HBM bytes; Note [HBM sharing]).
+  double gm_share_bytes_per_cycle = 0;
   std::vector<std::string> notes;  // model approximations that were hit (e.g. unmatched waits)
 };
 

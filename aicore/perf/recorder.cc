@@ -147,9 +147,9 @@ CoreStream* Recorder::StreamOf(const sim::Core& core) {
 
 namespace {
 
-// Adds the GM bytes a copy reads to the core's footprint: one range per block of a strided read,
-// merged with the previous range when it continues it.
-void NoteGmRead(CoreStream& s, const sim::Instr& in) {
+// Adds the GM bytes a copy (record `record`) reads to the core's footprint: one range per block
+// of a strided read, merged with the previous range when it continues it in the same copy.
+void NoteGmRead(CoreStream& s, const sim::Instr& in, uint32_t record) {
   const sim::MemRef& src = in.src[0];
   const sim::Stride& st = in.src_stride[0];
   const bool strided = st.blocks > 1 && st.block_bytes > 0;
@@ -158,10 +158,10 @@ void NoteGmRead(CoreStream& s, const sim::Instr& in) {
   const uint64_t pitch = strided ? st.stride_bytes : len;
   for (uint32_t b = 0; b < blocks; ++b) {
     const uint64_t lo = src.offset + b * pitch;
-    if (!s.gm_reads.empty() && s.gm_reads.back().hi == lo) {
+    if (!s.gm_reads.empty() && s.gm_reads.back().hi == lo && s.gm_reads.back().record == record) {
       s.gm_reads.back().hi = lo + len;
     } else {
-      s.gm_reads.push_back({lo, lo + len});
+      s.gm_reads.push_back({lo, lo + len, record});
     }
   }
   s.gm_read_bytes += uint64_t{blocks} * len;
@@ -175,7 +175,7 @@ void Recorder::OnInstr(sim::Core& core, const sim::Instr& instr) {
   s->records.push_back(ToRecord(instr));
   if (instr.kind == sim::InstrKind::kCopy && instr.src_count > 0 &&
       instr.src[0].buffer == arch::Buffer::kGm && instr.src[0].bytes > 0) {
-    NoteGmRead(*s, instr);
+    NoteGmRead(*s, instr, static_cast<uint32_t>(s->records.size() - 1));
   }
 }
 

@@ -98,9 +98,10 @@ class RecordLog {
   size_t size_ = 0;
 };
 
-// A byte range [lo, hi) of GM.
+// A byte range [lo, hi) of GM read by record `record` of its core's stream.
 struct GmRange {
   uint64_t lo = 0, hi = 0;
+  uint32_t record = 0;
 };
 
 // The stream of one core of one launch.
@@ -108,8 +109,9 @@ struct CoreStream {
   sim::CoreIdentity id;
   std::string name;  // "AIV 3"
   RecordLog records;
-  // The GM bytes its copies read, as ranges (adjacent reads merged), and their total: the timing
-  // model's L2 reuse (Note [L2 reuse] in model.cc).
+  // The GM bytes its copies read, as ranges in program order (adjacent reads of one copy
+  // merged), and their total: the timing model's L2 and burst costs (Note [L2 reuse] in
+  // model.cc).
   std::vector<GmRange> gm_reads;
   uint64_t gm_read_bytes = 0;
 };

@@ -212,10 +212,12 @@ TEST(PerfModelTest, FlagsAndBarriersAreDependencies) {
 }
 
 TEST(PerfModelTest, CoresShareTheHbm) {
+  // hbm_share "fair" (Note [HBM sharing]): an HBM of exactly 32 B per cycle, an MTE pipe's rate:
+  // with 2 GM streams per core (MTE2 and MTE3), each stream's fair share is 32 / (2 * cores) B
+  // per cycle, below the pipe's 32.
   const auto& base = aicore::arch::DefaultChip();
-  // An HBM of exactly 32 B per cycle, an MTE pipe's rate: with 2 GM streams per core (MTE2 and
-  // MTE3), each stream's fair share is 32 / (2 * cores) B per cycle, below the pipe's 32.
-  const aicore::arch::Chip chip = WithHbm(base, 32 * base.clock_mhz * 1e6 / 1e9);
+  const aicore::arch::Chip chip =
+      WithHbmShare(WithHbm(base, 32 * base.clock_mhz * 1e6 / 1e9), "fair");
   constexpr int kTile = 2048;
   const double bytes = kTile * 2.0;
   for (int cores : {1, 2, 4}) {
@@ -234,9 +236,32 @@ TEST(PerfModelTest, CoresShareTheHbm) {
   }
 }
 
+// hbm_share "active" (Note [HBM sharing]): one tile per core, so every core's copy-in runs while
+// no MTE3 moves bytes, and every copy-out while no MTE2 does: each copy shares the 32 B/cycle HBM
+// with the same copies of the other cores only, 32 / cores B per cycle (twice the fair share).
+TEST(PerfModelTest, CoresShareTheHbmAmongActiveStreams) {
+  const auto& base = aicore::arch::DefaultChip();
+  const aicore::arch::Chip chip =
+      WithHbmShare(WithHbm(base, 32 * base.clock_mhz * 1e6 / 1e9), "active");
+  constexpr int kTile = 2048;
+  const double bytes = kTile * 2.0;
+  for (int cores : {1, 2, 4}) {
+    SCOPED_TRACE(cores);
+    const K k(chip, cores);  // the rate of a copy sharing with `cores` streams
+    EXPECT_NEAR(k.rate2, 32.0 / cores, 1e-9);
+    const LaunchResult r = ProfileAdd<1>(cores, 1, kTile, &chip);
+    EXPECT_EQ(r.timeline.gm_streams, 2 * cores);
+    EXPECT_NEAR(r.timeline.gm_share_bytes_per_cycle, 32.0 / cores, 1e-9);
+    const double e1 = k.s + k.st2 + k.In(bytes);
+    const double e2 = e1 + k.vhead + k.Add(kTile);
+    const double e3 = e2 + k.st3 + k.Out(bytes);
+    for (int c = 0; c < cores; ++c) EXPECT_NEAR(r.timeline.cores[c].finish, e3, 1e-6) << c;
+  }
+}
+
 TEST(PerfModelTest, ShareAboveThePipeRateDoesNotSlowCopies) {
-  // 8 cores: 16 streams share 1600 GB/s, about 54 B per cycle each, above the 32 of MTE2/MTE3,
-  // so every copy runs at its pipe's rate.
+  // 8 cores: 16 streams share the preset's HBM (1800 GB/s, about 61 B per cycle each), above the
+  // 32 of MTE2/MTE3, so every copy runs at its pipe's rate.
   const LaunchResult r = ProfileAdd<2>(8, 4, 1024);
   EXPECT_EQ(r.timeline.gm_streams, 16);
   EXPECT_GT(r.timeline.gm_share_bytes_per_cycle, 32.0);
@@ -392,11 +417,12 @@ TEST(PerfModelTest, CrossCoreWaitEndsWithTheLastSetOfItsIncrement) {
 }
 
 
-// Reading the same 8 KiB twice: R = 16 KiB, D = 8 KiB, so half of every GM read comes from L2
-// (Note [L2 reuse]); both copies cost head + bytes * (0.5 / HBM-share rate + 0.5 / L2 rate).
+// Reading the same 8 KiB twice (Note [L2 reuse]): the first copy misses and costs head +
+// bytes / pipe rate, the second finds every line in L2 and costs head + bytes / L2 rate; half of
+// the GM read bytes came from L2.
 TEST(PerfModelTest, RereadsAreServedByL2) {
   constexpr int kN = 4096;
-  std::vector<half> x(kN, half(1.0f));
+  std::vector<half, LineAligned<half>> x(kN, half(1.0f));
   aicore::perf::Profiler prof;
   prof.Attach();
   half* px = x.data();
@@ -417,14 +443,49 @@ TEST(PerfModelTest, RereadsAreServedByL2) {
   const K k(chip, 1);  // one GM stream: MTE2
   const double l2 = Pipes(chip, "l2_read_bytes_per_cycle");
   const double bytes = kN * sizeof(half);
-  const double cost = k.h2 + bytes * (0.5 / k.rate2 + 0.5 / l2);
   const auto& c = r.timeline.cores[0];
   const size_t first = Find(r, "DataCopy", Pipe::kMte2, 0);
   const size_t second = Find(r, "DataCopy", Pipe::kMte2, 1);
   EXPECT_NEAR(r.timeline.l2_hit_fraction, 0.5, kEps);
-  EXPECT_NEAR(c.end[first] - c.start[first], k.st2 + cost, kEps);
-  EXPECT_NEAR(c.end[second] - c.start[second], cost, kEps);
+  EXPECT_NEAR(c.end[first] - c.start[first], k.st2 + k.h2 + bytes / k.rate2, kEps);
+  EXPECT_NEAR(c.end[second] - c.start[second], k.h2 + bytes / l2, kEps);
   EXPECT_NEAR(r.l2_hit_fraction, 0.5, kEps);
+}
+
+// Reuse distance, not footprint (Note [L2 reuse]): on a chip whose L2 holds 16 lines, a buffer
+// of 8 lines read twice in a row hits the second time; a buffer of 32 lines read twice misses
+// both times (its first lines were evicted before the second pass reached them), although both
+// read every byte twice.
+TEST(PerfModelTest, L2HitsFollowReuseDistance) {
+  const auto& base = aicore::arch::DefaultChip();
+  nlohmann::json j = base.raw;
+  const double line = Pipes(base, "l2_line_bytes");
+  j["memory"]["l2_bytes"] = static_cast<int64_t>(16 * line);
+  const aicore::arch::Chip chip = aicore::arch::ParseChip(j.dump(), "perf_test_small_l2");
+  for (int lines : {8, 32}) {
+    SCOPED_TRACE(lines);
+    const int n = static_cast<int>(lines * line / sizeof(half));
+    std::vector<half, LineAligned<half>> x(n, half(1.0f));
+    aicore::perf::Profiler prof(chip);
+    prof.Attach();
+    half* px = x.data();
+    const int tile = static_cast<int>(line / sizeof(half));  // one line per copy
+    auto st = aicore::RunKernel("reuse", 1, {}, [=] {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> buf;
+      pipe.InitBuffer(buf, tile * sizeof(half));
+      GlobalTensor<half> gm;
+      gm.SetGlobalBuffer(px, n);
+      LocalTensor<half> ub = buf.Get<half>();
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < n; i += tile) DataCopy(ub, gm[i], tile);
+      }
+    });
+    prof.Detach();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    const LaunchResult& r = prof.Results().at(0);
+    EXPECT_NEAR(r.l2_hit_fraction, lines <= 16 ? 0.5 : 0.0, kEps);
+  }
 }
 }  // namespace
 }  // namespace perf_test

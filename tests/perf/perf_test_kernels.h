@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -45,13 +46,30 @@ void AddPipeline(half* x, half* z, int tiles, int tile) {
   }
 }
 
+// An allocator of 512-byte aligned memory: GM buffers that start on an L2 line (l2_line_bytes),
+// so the model's line-granular L2 (Note [L2 reuse]) sees no line shared by two tiles and the
+// hand-computed timelines stay exact.
+template <typename T>
+struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <typename U>
+  LineAligned(const LineAligned<U>&) {}  // NOLINT: allocator conversion
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{512}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete(p, std::align_val_t{512}); }
+  bool operator==(const LineAligned&) const { return true; }
+  bool operator!=(const LineAligned&) const { return false; }
+};
+
 // Owns GM for `blocks` blocks of AddPipeline.
 struct AddBuffers {
   AddBuffers(int blocks, int tiles, int tile)
       : x(static_cast<size_t>(blocks) * tiles * tile), z(x.size()) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = half(static_cast<float>(i % 13));
   }
-  std::vector<half> x, z;
+  std::vector<half, LineAligned<half>> x, z;
 };
 
 // Runs AddPipeline<kBuffers> on `blocks` blocks under a fresh profiler and returns its results.
@@ -80,6 +98,13 @@ aicore::perf::LaunchResult ProfileAdd(int blocks, int tiles, int tile,
 // Returns pipes.<key> of `chip`.
 inline double Pipes(const aicore::arch::Chip& chip, const char* key) {
   return chip.pipes.at(key).get<double>();
+}
+
+// Returns `chip` with pipes.hbm_share set to `mode` ("fair" or "active").
+inline aicore::arch::Chip WithHbmShare(const aicore::arch::Chip& chip, const char* mode) {
+  nlohmann::json j = chip.raw;
+  j["pipes"]["hbm_share"] = mode;
+  return aicore::arch::ParseChip(j.dump(), chip.name);
 }
 
 // Returns `chip` with its HBM bandwidth (and optionally its AIV count) replaced.

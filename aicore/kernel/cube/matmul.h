@@ -92,9 +92,24 @@ void SetMatmulFusedPath(bool enabled);
 void CheckMatmulTiling(const TCubeTiling& t, uint32_t in_bytes, uint32_t l0c_bytes, bool with_bias,
                        const SrcLoc& loc);
 
+// Note [Matmul L1 pipeline]
+// An operand's L1 holds depthA1 / (stepM * stepKa) (resp. depthB1 / (stepN * stepKb)) panels, at
+// most two. With two, the Matmul pipelines them as the depth/step parameters describe: when a
+// panel is first used, the panel the iteration needs after it is copied into the other buffer at
+// once (MTE2 runs ahead), so MTE2 fills panel p + 1 while MTE1 and the cube consume panel p. The
+// buffer it overwrites held panel p - 1, whose last MTE1 load was issued before panel p's first,
+// so its FreeTensor completes as soon as MTE1 is done with it. The prefetched panel's DeQue (MTE1
+// waiting for its copy) is lazy: it happens at the panel's first use, not when the copy starts.
+// Panels are chosen exactly as a least-recently-used cache of two would choose them (the buffer
+// refilled early is the one the next miss would have evicted), so a panel that stays resident
+// (all of K in one or two panels, or a B panel reused along M) is still reused. With one buffer
+// (the Norm template's depth 1), MTE2 and MTE1 take turns per panel. The functional copy happens
+// when the panel is loaded; the operands cannot change before it is used (SetTensorA/B end the
+// computation and release the panels).
+
 // One L1 panel buffer set of a Matmul operand: up to two resident panels, least recently used
-// evicted. Panels come from a TQue so MTE2 -> MTE1 and the reverse are synchronised as queues
-// synchronise them.
+// evicted, the next panel prefetched (Note [Matmul L1 pipeline]). Panels come from a TQue so
+// MTE2 -> MTE1 and the reverse are synchronised as queues synchronise them.
 template <TPosition kPos, typename T>
 class PanelCache {
  public:
@@ -102,47 +117,75 @@ class PanelCache {
     buffers_ = buffers;
     pipe->InitBuffer(que_, static_cast<uint8_t>(buffers), bytes, loc);
   }
-  // Returns the panel with `key`, loading it with `load(tensor)` into a free or the least
-  // recently used buffer when it is not resident.
+  // Returns the panel with `key`, loading it with `load(key, tensor)` into a free or the least
+  // recently used buffer when it is neither resident nor prefetched. Then, when `next` >= 0 is
+  // not resident and a second buffer exists, starts loading `next` into the buffer `key` does
+  // not use (a prefetch, dequeued at its first Get).
   template <typename Load>
-  const LocalTensor<T>& Get(int64_t key, Load&& load, const SrcLoc& loc) {
+  const LocalTensor<T>& Get(int64_t key, int64_t next, Load&& load, const SrcLoc& loc) {
     ++clock_;
-    for (int i = 0; i < buffers_; ++i) {
-      if (key_[i] == key) {
-        used_[i] = clock_;
-        return tensor_[i];
+    int cur = Find(key);
+    if (cur >= 0) {
+      if (!ready_[cur]) {
+        tensor_[cur] = que_.template DeQue<T>(loc);
+        ready_[cur] = true;
       }
-    }
-    int victim = 0;
-    for (int i = 0; i < buffers_; ++i) {
-      if (key_[i] < 0) {
-        victim = i;
-        break;
+    } else {
+      cur = 0;
+      for (int i = 0; i < buffers_; ++i) {
+        if (key_[i] < 0) {
+          cur = i;
+          break;
+        }
+        if (used_[i] < used_[cur]) cur = i;
       }
-      if (used_[i] < used_[victim]) victim = i;
+      Evict(cur, loc);
+      LocalTensor<T> t = que_.template AllocTensor<T>(loc);
+      load(key, t);
+      que_.EnQue(t, loc);
+      tensor_[cur] = que_.template DeQue<T>(loc);
+      key_[cur] = key;
+      ready_[cur] = true;
     }
-    if (key_[victim] >= 0) que_.FreeTensor(tensor_[victim], loc);
-    LocalTensor<T> t = que_.template AllocTensor<T>(loc);
-    load(t);
-    que_.EnQue(t, loc);
-    tensor_[victim] = que_.template DeQue<T>(loc);
-    key_[victim] = key;
-    used_[victim] = clock_;
-    return tensor_[victim];
+    used_[cur] = clock_;
+    if (next >= 0 && buffers_ > 1 && Find(next) < 0) {
+      const int other = 1 - cur;
+      Evict(other, loc);
+      LocalTensor<T> t = que_.template AllocTensor<T>(loc);
+      load(next, t);
+      que_.EnQue(t, loc);
+      tensor_[other] = t;
+      key_[other] = next;
+      ready_[other] = false;
+      used_[other] = clock_;
+    }
+    return tensor_[cur];
   }
-  // Frees every resident panel.
+  // Frees every resident panel (a prefetched one after its DeQue).
   void Release(const SrcLoc& loc) {
-    for (int i = 0; i < buffers_; ++i) {
-      if (key_[i] >= 0) que_.FreeTensor(tensor_[i], loc);
-      key_[i] = -1;
-    }
+    for (int i = 0; i < buffers_; ++i) Evict(i, loc);
   }
 
  private:
+  int Find(int64_t key) const {
+    for (int i = 0; i < buffers_; ++i) {
+      if (key_[i] == key) return i;
+    }
+    return -1;
+  }
+  void Evict(int i, const SrcLoc& loc) {
+    if (key_[i] < 0) return;
+    if (!ready_[i]) tensor_[i] = que_.template DeQue<T>(loc);
+    que_.FreeTensor(tensor_[i], loc);
+    key_[i] = -1;
+    ready_[i] = false;
+  }
+
   TQue<kPos, 1> que_;
   int buffers_ = 0;
   std::array<LocalTensor<T>, 2> tensor_{};
   std::array<int64_t, 2> key_{-1, -1};
+  std::array<bool, 2> ready_{};  // dequeued (a prefetched panel is not until its first use)
   std::array<uint64_t, 2> used_{};
   uint64_t clock_ = 0;
 };
@@ -791,13 +834,32 @@ class Matmul {
     return trans_b_ ? Panel{nl, kl} : Panel{kl, nl};
   }
 
+  // Panel keys: (group, k panel) as one integer.
+  static constexpr int64_t kPanelKeyStride = int64_t{1} << 32;
+  static int64_t PanelKey(int64_t g, int64_t p) { return g * kPanelKeyStride + p; }
+
+  // Returns the key of the A (is_a) or B panel the iteration uses after panel (g, p) of the
+  // current block: the next k panel, else the first k panel of the next block; -1 when there is
+  // none (Note [Matmul L1 pipeline]).
+  int64_t NextPanelKey(bool is_a, int64_t g, int64_t p) const {
+    const int64_t step_k = is_a ? tiling_.stepKa : tiling_.stepKb;
+    const int64_t panels = detail::MmCeil(k_iter_, step_k);
+    if (p + 1 < panels) return PanelKey(g, p + 1);
+    if (next_block_ >= m_iter_ * n_iter_) return -1;
+    const int64_t b = next_block_;
+    const int64_t mi = tiling_.iterateOrder == 0 ? b % m_iter_ : b / n_iter_;
+    const int64_t ni = tiling_.iterateOrder == 0 ? b / m_iter_ : b % n_iter_;
+    return PanelKey(is_a ? mi / tiling_.stepM : ni / tiling_.stepN, 0);
+  }
+
   const LocalTensor<SrcT>& GetA1(int64_t g, int64_t p, const detail::SrcLoc& loc) {
     return a1_.Get(
-        g * 65536 + p,
-        [&](const LocalTensor<SrcT>& t) {
-          const Panel pn = PanelA(g, p);
-          const int64_t m0 = g * tiling_.stepM * tiling_.baseM;
-          const int64_t k0 = p * tiling_.stepKa * tiling_.baseK;
+        PanelKey(g, p), NextPanelKey(true, g, p),
+        [&](int64_t key, const LocalTensor<SrcT>& t) {
+          const int64_t kg = key / kPanelKeyStride, kp = key % kPanelKeyStride;
+          const Panel pn = PanelA(kg, kp);
+          const int64_t m0 = kg * tiling_.stepM * tiling_.baseM;
+          const int64_t k0 = kp * tiling_.stepKa * tiling_.baseK;
           if constexpr (A_TYPE::format == CubeFormat::NZ) {
             const int64_t rows_org = trans_a_ ? org_ka_ : org_m_;
             const int64_t r0 = trans_a_ ? k0 : m0, c0 = trans_a_ ? m0 : k0;
@@ -812,11 +874,12 @@ class Matmul {
   }
   const LocalTensor<SrcT>& GetB1(int64_t g, int64_t p, const detail::SrcLoc& loc) {
     return b1_.Get(
-        g * 65536 + p,
-        [&](const LocalTensor<SrcT>& t) {
-          const Panel pn = PanelB(g, p);
-          const int64_t n0 = g * tiling_.stepN * tiling_.baseN;
-          const int64_t k0 = p * tiling_.stepKb * tiling_.baseK;
+        PanelKey(g, p), NextPanelKey(false, g, p),
+        [&](int64_t key, const LocalTensor<SrcT>& t) {
+          const int64_t kg = key / kPanelKeyStride, kp = key % kPanelKeyStride;
+          const Panel pn = PanelB(kg, kp);
+          const int64_t n0 = kg * tiling_.stepN * tiling_.baseN;
+          const int64_t k0 = kp * tiling_.stepKb * tiling_.baseK;
           if constexpr (B_TYPE::format == CubeFormat::NZ) {
             const int64_t rows_org = trans_b_ ? org_n_ : org_kb_;
             const int64_t r0 = trans_b_ ? n0 : k0, c0 = trans_b_ ? k0 : n0;
