@@ -9,6 +9,9 @@ packages=(
   nlohmann-json3-dev
   libopenblas-dev libdnnl-dev
   python3
+  # The PyTorch integration (python/, docs/pytorch.md): Debian's torch 1.13, pybind11 for the
+  # module, pytest for its tests. The C++ build does not need them; CMake skips python/ without.
+  python3-torch libtorch-dev pybind11-dev python3-pytest
 )
 
 # `--fuzz` adds the clang that builds the libFuzzer targets (libstdc++'s <source_location> needs

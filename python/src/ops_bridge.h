@@ -1,0 +1,42 @@
+// The operators as the PyTorch extension calls them: each runs one aicore operator
+// (aicore/ops/ops.h) on views of memory the caller owns (a CPU tensor's storage: the kernels read
+// and write it in place) and waits for it on the current device's default stream. Plain C++, so
+// the torch translation units include neither the operator library's kernel templates nor
+// pybind11, and the library's translation units never see torch.
+//
+// Every function throws aicore::Error whose message starts with `op` (the name the user called,
+// "aicore::softmax") and names the argument, the value and what is allowed; an error of the
+// kernel itself (raised on the stream) is thrown the same way after the wait.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aicore/core/dtype.h"
+
+namespace aicore::python {
+
+// A strided view: element (i0, .., ik) is at data + sum(i_j * strides[j]) * DTypeSize(dtype).
+struct View {
+  void* data = nullptr;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // elements; may be 0 (broadcast)
+};
+
+// out = softmax (or log_softmax when `log`) of `self` along `dim` (in [-rank, rank)).
+void RunSoftmax(const char* op, const View& self, int64_t dim, bool log, const View& out);
+// out = layer norm of `input` over its trailing `normalized_shape`; mean and rstd (shape of
+// input with 1 on the normalized dims) are written too. weight, bias: nullptr when absent.
+void RunLayerNorm(const char* op, const View& input, const std::vector<int64_t>& normalized_shape,
+                  const View* weight, const View* bias, double eps, const View& out,
+                  const View& mean, const View& rstd);
+// out = input * rsqrt(mean(input^2 over weight's dims) + eps) * weight; rstd as for LayerNorm.
+void RunRmsNorm(const char* op, const View& input, const View& weight, double eps,
+                const View& out, const View& rstd);
+
+enum class UnaryKind { kSilu, kGeluErf, kGeluTanh };
+// out = kind(self), elementwise.
+void RunUnary(const char* op, UnaryKind kind, const View& self, const View& out);
+
+}  // namespace aicore::python

@@ -1,0 +1,262 @@
+// The Autograd kernels of torch.ops.aicore.* (torch_ops.h). Forward redispatches to the op below
+// autograd (so aicore's kernel runs on the CPU tensors); backward is composed of torch's CPU
+// ops, computed in float32 and cast back to each input's dtype: aicore has no backward kernels
+// yet. Being composed of differentiable ops, every backward can itself be differentiated
+// (create_graph=True gives second derivatives).
+//
+//   softmax       dx = y * (g - sum(g * y, dim))
+//   log_softmax   dx = g - exp(y) * sum(g, dim)
+//   layer_norm    x^ = (x - mean) * rstd, g' = g * w
+//                 dx = rstd * (g' - mean(g') - x^ * mean(g' * x^)),  dw = sum(g * x^),  db = sum(g)
+//   rms_norm      g' = g * w,  dx = rstd * g' - x * rstd^3 * mean(g' * x),  dw = sum(g * x * rstd)
+//   gelu (none)   dx = g * (Phi(x) + x * phi(x))
+//   gelu (tanh)   t = tanh(k (x + a x^3)), dx = g * (0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 a x^2))
+//   silu          s = sigmoid(x), dx = g * s * (1 + x (1 - s))
+// (means and sums over the normalized dims; dw, db sum over the leading dims.)
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/csrc/autograd/custom_function.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "python/src/torch_ops.h"
+
+namespace aicore::python {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+at::Tensor F32(const at::Tensor& t) { return t.to(at::kFloat); }
+
+at::ScalarType SavedType(AutogradContext* ctx, const char* key) {
+  return static_cast<at::ScalarType>(ctx->saved_data[key].toInt());
+}
+
+// The trailing `k` dims of a rank-`rank` tensor, and the leading rest.
+std::vector<int64_t> Trailing(int64_t rank, int64_t k) {
+  std::vector<int64_t> d;
+  for (int64_t i = rank - k; i < rank; ++i) d.push_back(i);
+  return d;
+}
+// Sums `t` over its leading (rank - k) dims, leaving the normalized shape (at::sum over an empty
+// dim list would reduce everything).
+at::Tensor SumLeading(const at::Tensor& t, int64_t k) {
+  std::vector<int64_t> lead;
+  for (int64_t i = 0; i < t.dim() - k; ++i) lead.push_back(i);
+  return lead.empty() ? t : t.sum(lead);
+}
+
+template <class Sig>
+c10::TypedOperatorHandle<Sig> Op(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
+}
+
+using SoftmaxSig = at::Tensor(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
+using LayerNormSig = std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+    const at::Tensor&, at::IntArrayRef, const c10::optional<at::Tensor>&,
+    const c10::optional<at::Tensor>&, double);
+using RmsNormSig = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const at::Tensor&,
+                                                      double);
+using GeluSig = at::Tensor(const at::Tensor&, c10::string_view);
+using SiluSig = at::Tensor(const at::Tensor&);
+
+class SoftmaxFunction : public torch::autograd::Function<SoftmaxFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self, int64_t dim,
+                            c10::optional<at::ScalarType> dtype, bool log) {
+    at::Tensor out;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto softmax = Op<SoftmaxSig>("aicore::softmax");
+      static const auto log_softmax = Op<SoftmaxSig>("aicore::log_softmax");
+      out = (log ? log_softmax : softmax).call(self, dim, dtype);
+    }
+    ctx->save_for_backward({out});
+    ctx->saved_data["dim"] = dim;
+    ctx->saved_data["log"] = log;
+    ctx->saved_data["dtype"] = static_cast<int64_t>(self.scalar_type());
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const at::Tensor y = F32(ctx->get_saved_variables()[0]);
+    const int64_t dim = ctx->saved_data["dim"].toInt();
+    const at::Tensor g = F32(grads[0]);
+    at::Tensor dx = ctx->saved_data["log"].toBool() ? g - y.exp() * g.sum(dim, true)
+                                                    : y * (g - (g * y).sum(dim, true));
+    return {dx.to(SavedType(ctx, "dtype")), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+class LayerNormFunction : public torch::autograd::Function<LayerNormFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const at::Tensor& input,
+                               at::IntArrayRef normalized_shape,
+                               const c10::optional<at::Tensor>& weight,
+                               const c10::optional<at::Tensor>& bias, double eps) {
+    at::Tensor out, mean, rstd;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<LayerNormSig>("aicore::native_layer_norm");
+      std::tie(out, mean, rstd) = op.call(input, normalized_shape, weight, bias, eps);
+    }
+    const at::Tensor w = weight.has_value() ? *weight : at::Tensor();
+    const at::Tensor b = bias.has_value() ? *bias : at::Tensor();
+    ctx->save_for_backward({input, mean, rstd, w});
+    ctx->saved_data["k"] = static_cast<int64_t>(normalized_shape.size());
+    ctx->saved_data["has_bias"] = b.defined();
+    ctx->saved_data["bias_dtype"] = static_cast<int64_t>(b.defined() ? b.scalar_type()
+                                                                     : at::kFloat);
+    ctx->mark_non_differentiable({mean, rstd});
+    return {out, mean, rstd};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor& input = saved[0];
+    const at::Tensor &mean = saved[1], &rstd = saved[2], &w = saved[3];
+    const int64_t k = ctx->saved_data["k"].toInt();
+    at::Tensor dx, dw, db;
+    if (grads[0].defined()) {
+      const std::vector<int64_t> axes = Trailing(input.dim(), k);
+      const at::Tensor g = F32(grads[0]);
+      const at::Tensor xhat = (F32(input) - mean) * rstd;
+      const at::Tensor gw = w.defined() ? g * F32(w) : g;
+      dx = rstd * (gw - gw.mean(axes, true) - xhat * (gw * xhat).mean(axes, true));
+      dx = dx.to(input.scalar_type());
+      if (w.defined()) dw = SumLeading(g * xhat, k).to(w.scalar_type());
+      if (ctx->saved_data["has_bias"].toBool()) {
+        db = SumLeading(g, k).to(SavedType(ctx, "bias_dtype"));
+      }
+    }
+    return {dx, at::Tensor(), dw, db, at::Tensor()};
+  }
+};
+
+class RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const at::Tensor& input,
+                               const at::Tensor& weight, double eps) {
+    at::Tensor out, rstd;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<RmsNormSig>("aicore::native_rms_norm");
+      std::tie(out, rstd) = op.call(input, weight, eps);
+    }
+    ctx->save_for_backward({input, weight, rstd});
+    ctx->mark_non_differentiable({rstd});
+    return {out, rstd};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor &input = saved[0], &w = saved[1], &rstd = saved[2];
+    at::Tensor dx, dw;
+    if (grads[0].defined()) {
+      const int64_t k = w.dim();
+      const at::Tensor g = F32(grads[0]);
+      const at::Tensor x = F32(input);
+      const at::Tensor gw = g * F32(w);
+      dx = rstd * gw - x * rstd.pow(3) * (gw * x).mean(Trailing(x.dim(), k), true);
+      dx = dx.to(input.scalar_type());
+      dw = SumLeading(g * x * rstd, k).to(w.scalar_type());
+    }
+    return {dx, dw, at::Tensor()};
+  }
+};
+
+class GeluFunction : public torch::autograd::Function<GeluFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self,
+                            c10::string_view approximate) {
+    const bool tanh = GeluIsTanh(approximate);
+    at::Tensor out;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<GeluSig>("aicore::gelu");
+      out = op.call(self, approximate);
+    }
+    ctx->save_for_backward({self});
+    ctx->saved_data["tanh"] = tanh;
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const at::Tensor self = ctx->get_saved_variables()[0];  // a copy: the list is a temporary
+    const at::Tensor x = F32(self), g = F32(grads[0]);
+    at::Tensor d;
+    if (ctx->saved_data["tanh"].toBool()) {
+      const double k = std::sqrt(2.0 / M_PI), a = 0.044715;
+      const at::Tensor t = (k * (x + a * x.pow(3))).tanh();
+      d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * a * x * x);
+    } else {
+      const at::Tensor cdf = 0.5 * (1 + (x * M_SQRT1_2).erf());
+      const at::Tensor pdf = (-0.5 * x * x).exp() * (0.5 * M_2_SQRTPI * M_SQRT1_2);
+      d = cdf + x * pdf;
+    }
+    return {(g * d).to(self.scalar_type()), at::Tensor()};
+  }
+};
+
+class SiluFunction : public torch::autograd::Function<SiluFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self) {
+    at::Tensor out;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<SiluSig>("aicore::silu");
+      out = op.call(self);
+    }
+    ctx->save_for_backward({self});
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const at::Tensor self = ctx->get_saved_variables()[0];  // a copy: the list is a temporary
+    const at::Tensor x = F32(self), s = x.sigmoid();
+    return {(F32(grads[0]) * s * (1 + x * (1 - s))).to(self.scalar_type())};
+  }
+};
+
+}  // namespace
+
+at::Tensor SoftmaxAutograd(const at::Tensor& self, int64_t dim,
+                           c10::optional<at::ScalarType> dtype) {
+  return SoftmaxFunction::apply(self, dim, dtype, false);
+}
+
+at::Tensor LogSoftmaxAutograd(const at::Tensor& self, int64_t dim,
+                              c10::optional<at::ScalarType> dtype) {
+  return SoftmaxFunction::apply(self, dim, dtype, true);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormAutograd(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps) {
+  const variable_list r = LayerNormFunction::apply(input, normalized_shape, weight, bias, eps);
+  return {r[0], r[1], r[2]};
+}
+
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormAutograd(const at::Tensor& input,
+                                                         const at::Tensor& weight, double eps) {
+  const variable_list r = RmsNormFunction::apply(input, weight, eps);
+  return {r[0], r[1]};
+}
+
+at::Tensor GeluAutograd(const at::Tensor& self, c10::string_view approximate) {
+  return GeluFunction::apply(self, approximate);
+}
+
+at::Tensor SiluAutograd(const at::Tensor& self) { return SiluFunction::apply(self); }
+
+at::Tensor LayerNorm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                     const c10::optional<at::Tensor>& weight,
+                     const c10::optional<at::Tensor>& bias, double eps) {
+  static const auto op = Op<LayerNormSig>("aicore::native_layer_norm");
+  return std::get<0>(op.call(input, normalized_shape, weight, bias, eps));
+}
+
+at::Tensor RmsNorm(const at::Tensor& input, const at::Tensor& weight, double eps) {
+  static const auto op = Op<RmsNormSig>("aicore::native_rms_norm");
+  return std::get<0>(op.call(input, weight, eps));
+}
+
+}  // namespace aicore::python

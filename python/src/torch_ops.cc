@@ -1,0 +1,296 @@
+// The CPU kernels of torch.ops.aicore.* (torch_ops.h): argument checks with torch's names, then
+// aicore's operator on the tensors' own storage (ops_bridge.h). Strided inputs are passed with
+// their strides (the operator stages them); outputs are fresh contiguous tensors. Ranks above
+// aicore's 8, and the 0-d case, are folded onto 3-d (softmax) or 2-d (norms) views.
+#include "python/src/torch_ops.h"
+
+#include <string>
+#include <vector>
+
+#include "aicore/core/status.h"
+#include "python/src/ops_bridge.h"
+
+namespace aicore::python {
+
+namespace {
+
+constexpr int64_t kMaxRank = 8;  // aicore's operators take ranks up to 8
+
+bool IsFloatType(at::ScalarType t) {
+  return t == at::kFloat || t == at::kHalf || t == at::kBFloat16;
+}
+
+DType ToDType(at::ScalarType t) {
+  return t == at::kFloat ? DType::kF32 : t == at::kHalf ? DType::kF16 : DType::kBF16;
+}
+
+// The device type of the kernel running: CPU, Meta (shapes and checks only) or PrivateUse1 (the
+// aicore device, whose memory is host memory). Set per call by the registered kernels (AsKernel);
+// the kernels of one call run on one thread.
+thread_local c10::DeviceType g_device = c10::DeviceType::CPU;
+
+// Throws unless `t` is a defined, strided tensor of fp32, fp16 or bf16 on the kernel's device.
+void CheckTensor(const char* op, const char* arg, const at::Tensor& t) {
+  TORCH_CHECK(t.defined(), op, ": ", arg, " is an undefined tensor");
+  TORCH_CHECK(t.layout() == at::kStrided, op, ": ", arg, " has layout ", t.layout(),
+              "; allowed: torch.strided");
+  TORCH_CHECK(t.device().type() == g_device, op, ": ", arg, " is on device ", t.device(),
+              "; all tensor arguments must be on one device (this call runs the ",
+              c10::DeviceTypeName(g_device, /*lower_case=*/true), " kernel)");
+  TORCH_CHECK(IsFloatType(t.scalar_type()), op, ": ", arg, " has dtype ", t.scalar_type(),
+              "; allowed: Float, Half, BFloat16");
+}
+
+View ViewOf(const at::Tensor& t) {
+  View v;
+  v.data = t.data_ptr();
+  v.dtype = ToDType(t.scalar_type());
+  v.shape = t.sizes().vec();
+  v.strides = t.strides().vec();
+  return v;
+}
+
+// Runs `body` (a bridge call) and turns aicore's error into c10::Error.
+template <class F>
+void Call(F&& body) {
+  if (g_device == c10::DeviceType::Meta) return;
+  try {
+    body();
+  } catch (const Error& e) {
+    TORCH_CHECK(false, e.status().message());
+  }
+}
+
+int64_t WrapDim(const char* op, int64_t dim, int64_t rank) {
+  const int64_t r = std::max<int64_t>(rank, 1);
+  TORCH_CHECK(dim >= -r && dim < r, op, ": dim ", dim, " is out of range for self of ", rank,
+              " dims; allowed: [", -r, ", ", r - 1, "]");
+  return dim < 0 ? dim + r : dim;
+}
+
+at::Tensor EmptyLike(const at::Tensor& t, at::ScalarType dtype) {
+  return at::empty(t.sizes(), t.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
+}
+
+at::Tensor SoftmaxImpl(const char* op, const at::Tensor& self, int64_t dim,
+                       c10::optional<at::ScalarType> dtype, bool log) {
+  CheckTensor(op, "self", self);
+  const at::ScalarType out_type = dtype.value_or(self.scalar_type());
+  TORCH_CHECK(IsFloatType(out_type), op, ": dtype ", out_type, " is not allowed; allowed: "
+              "Float, Half, BFloat16");
+  const int64_t rank = self.dim();
+  const int64_t d = WrapDim(op, dim, rank);
+  at::Tensor out = EmptyLike(self, out_type);
+  if (self.numel() == 0) return out;
+  at::Tensor x = self, y = out;
+  int64_t kernel_dim = d;
+  if (rank == 0 || rank > kMaxRank) {
+    const auto sizes = self.sizes();
+    int64_t before = 1, after = 1;
+    for (int64_t i = 0; i < d; ++i) before *= sizes[i];
+    for (int64_t i = d + 1; i < rank; ++i) after *= sizes[i];
+    const std::vector<int64_t> folded = {before, rank == 0 ? 1 : sizes[d], after};
+    x = self.contiguous().view(folded);
+    y = out.view(folded);
+    kernel_dim = 1;
+  }
+  Call([&] { RunSoftmax(op, ViewOf(x), kernel_dim, log, ViewOf(y)); });
+  return out;
+}
+
+// Checks that `normalized_shape` is `input`'s trailing dims; returns the rows and columns.
+void NormShape(const char* op, const at::Tensor& input, at::IntArrayRef normalized_shape,
+               int64_t* rows, int64_t* cols) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  const int64_t rank = input.dim();
+  TORCH_CHECK(k >= 1 && k <= rank && input.sizes().slice(rank - k).equals(normalized_shape), op,
+              ": normalized_shape ", normalized_shape, " is not the trailing dims of input of "
+              "shape ", input.sizes());
+  *rows = 1;
+  *cols = 1;
+  for (int64_t i = 0; i < rank - k; ++i) *rows *= input.size(i);
+  for (int64_t i = rank - k; i < rank; ++i) *cols *= input.size(i);
+}
+
+void CheckParam(const char* op, const char* arg, const at::Tensor& p, const at::Tensor& input,
+                at::IntArrayRef shape) {
+  CheckTensor(op, arg, p);
+  TORCH_CHECK(p.sizes().equals(shape), op, ": ", arg, " has shape ", p.sizes(), "; it must be ",
+              shape);
+  TORCH_CHECK(p.scalar_type() == input.scalar_type() || p.scalar_type() == at::kFloat, op, ": ",
+              arg, " has dtype ", p.scalar_type(), "; allowed: input's dtype (",
+              input.scalar_type(), ") or Float");
+}
+
+// Input's shape with 1 on the trailing `k` dims: the shape of mean and rstd.
+std::vector<int64_t> StatShape(const at::Tensor& input, int64_t k) {
+  std::vector<int64_t> s = input.sizes().vec();
+  for (int64_t i = input.dim() - k; i < input.dim(); ++i) s[i] = 1;
+  return s;
+}
+
+}  // namespace
+
+bool GeluIsTanh(c10::string_view approximate) {
+  TORCH_CHECK(approximate == "none" || approximate == "tanh", "aicore::gelu: approximate '",
+              std::string(approximate), "' is not allowed; allowed: 'none', 'tanh'");
+  return approximate == "tanh";
+}
+
+at::Tensor SoftmaxCpu(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype) {
+  return SoftmaxImpl("aicore::softmax", self, dim, dtype, false);
+}
+
+at::Tensor LogSoftmaxCpu(const at::Tensor& self, int64_t dim,
+                         c10::optional<at::ScalarType> dtype) {
+  return SoftmaxImpl("aicore::log_softmax", self, dim, dtype, true);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormCpu(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps) {
+  const char* op = "aicore::layer_norm";
+  CheckTensor(op, "input", input);
+  int64_t rows = 0, cols = 0;
+  NormShape(op, input, normalized_shape, &rows, &cols);
+  const bool has_w = weight.has_value() && weight->defined();
+  const bool has_b = bias.has_value() && bias->defined();
+  if (has_w) CheckParam(op, "weight", *weight, input, normalized_shape);
+  if (has_b) CheckParam(op, "bias", *bias, input, normalized_shape);
+  TORCH_CHECK(!has_w || !has_b || weight->scalar_type() == bias->scalar_type(), op,
+              ": weight has dtype ", weight->scalar_type(), " and bias ", bias->scalar_type(),
+              "; they must be the same");
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  at::Tensor out = EmptyLike(input, input.scalar_type());
+  const auto stat_opts = input.options().dtype(at::kFloat);
+  at::Tensor mean = at::empty(StatShape(input, k), stat_opts);
+  at::Tensor rstd = at::empty(StatShape(input, k), stat_opts);
+  if (g_device == c10::DeviceType::Meta) return {out, mean, rstd};
+  if (input.numel() == 0) {
+    mean.zero_();
+    rstd.fill_(std::numeric_limits<float>::quiet_NaN());
+    return {out, mean, rstd};
+  }
+  at::Tensor x = input, y = out, m = mean, r = rstd;
+  at::Tensor w = has_w ? *weight : at::Tensor(), b = has_b ? *bias : at::Tensor();
+  std::vector<int64_t> ns = normalized_shape.vec();
+  if (input.dim() > kMaxRank) {
+    x = input.contiguous().view({rows, cols});
+    y = out.view({rows, cols});
+    m = mean.view({rows, 1});
+    r = rstd.view({rows, 1});
+    if (has_w) w = w.reshape({cols});
+    if (has_b) b = b.reshape({cols});
+    ns = {cols};
+  }
+  Call([&] {
+    const View vw = has_w ? ViewOf(w) : View(), vb = has_b ? ViewOf(b) : View();
+    RunLayerNorm(op, ViewOf(x), ns, has_w ? &vw : nullptr, has_b ? &vb : nullptr, eps, ViewOf(y),
+                 ViewOf(m), ViewOf(r));
+  });
+  return {out, mean, rstd};
+}
+
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormCpu(const at::Tensor& input,
+                                                    const at::Tensor& weight, double eps) {
+  const char* op = "aicore::rms_norm";
+  CheckTensor(op, "input", input);
+  CheckTensor(op, "weight", weight);
+  int64_t rows = 0, cols = 0;
+  TORCH_CHECK(weight.dim() >= 1, op, ": weight is 0-d; it must be input's trailing dims");
+  TORCH_CHECK(weight.dim() <= input.dim() &&
+                  input.sizes().slice(input.dim() - weight.dim()).equals(weight.sizes()),
+              op, ": weight has shape ", weight.sizes(), "; it must be the trailing dims of "
+              "input of shape ", input.sizes());
+  NormShape(op, input, weight.sizes(), &rows, &cols);
+  CheckParam(op, "weight", weight, input, weight.sizes());
+  at::Tensor out = EmptyLike(input, input.scalar_type());
+  at::Tensor rstd = at::empty(StatShape(input, weight.dim()), input.options().dtype(at::kFloat));
+  if (g_device == c10::DeviceType::Meta) return {out, rstd};
+  if (input.numel() == 0) {
+    rstd.fill_(std::numeric_limits<float>::quiet_NaN());
+    return {out, rstd};
+  }
+  at::Tensor x = input, y = out, r = rstd, w = weight;
+  if (input.dim() > kMaxRank) {
+    x = input.contiguous().view({rows, cols});
+    y = out.view({rows, cols});
+    r = rstd.view({rows, 1});
+    w = weight.reshape({cols});
+  }
+  Call([&] { RunRmsNorm(op, ViewOf(x), ViewOf(w), eps, ViewOf(y), ViewOf(r)); });
+  return {out, rstd};
+}
+
+namespace {
+
+at::Tensor UnaryImpl(const char* op, UnaryKind kind, const at::Tensor& self) {
+  CheckTensor(op, "self", self);
+  at::Tensor out = EmptyLike(self, self.scalar_type());
+  if (self.numel() == 0) return out;
+  at::Tensor x = self, y = out;
+  if (self.dim() > kMaxRank) {
+    x = self.contiguous().view({self.numel()});
+    y = out.view({self.numel()});
+  }
+  Call([&] { RunUnary(op, kind, ViewOf(x), ViewOf(y)); });
+  return out;
+}
+
+}  // namespace
+
+at::Tensor GeluCpu(const at::Tensor& self, c10::string_view approximate) {
+  const UnaryKind kind = GeluIsTanh(approximate) ? UnaryKind::kGeluTanh : UnaryKind::kGeluErf;
+  return UnaryImpl("aicore::gelu", kind, self);
+}
+
+at::Tensor SiluCpu(const at::Tensor& self) {
+  return UnaryImpl("aicore::silu", UnaryKind::kSilu, self);
+}
+
+namespace {
+
+// Runs a kernel body for device type `Type`: the same checks and output shapes; Meta computes
+// nothing, PrivateUse1 runs aicore's operator on the device tensors' (host) memory.
+template <c10::DeviceType Type, auto Kernel, class... Args>
+auto AsKernel(Args... args) {
+  struct Scope {
+    c10::DeviceType saved = g_device;
+    Scope() { g_device = Type; }
+    ~Scope() { g_device = saved; }
+  } scope;
+  return Kernel(args...);
+}
+
+}  // namespace
+
+#define AICORE_DEVICE_KERNELS(Suffix, Type)                                                  \
+  at::Tensor Softmax##Suffix(const at::Tensor& self, int64_t dim,                            \
+                             c10::optional<at::ScalarType> dtype) {                          \
+    return AsKernel<Type, SoftmaxCpu>(self, dim, dtype);                                     \
+  }                                                                                          \
+  at::Tensor LogSoftmax##Suffix(const at::Tensor& self, int64_t dim,                         \
+                                c10::optional<at::ScalarType> dtype) {                       \
+    return AsKernel<Type, LogSoftmaxCpu>(self, dim, dtype);                                  \
+  }                                                                                          \
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNorm##Suffix(                    \
+      const at::Tensor& input, at::IntArrayRef normalized_shape,                             \
+      const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias,        \
+      double eps) {                                                                          \
+    return AsKernel<Type, NativeLayerNormCpu>(input, normalized_shape, weight, bias, eps);   \
+  }                                                                                          \
+  std::tuple<at::Tensor, at::Tensor> NativeRmsNorm##Suffix(const at::Tensor& input,          \
+                                                           const at::Tensor& weight,         \
+                                                           double eps) {                     \
+    return AsKernel<Type, NativeRmsNormCpu>(input, weight, eps);                             \
+  }                                                                                          \
+  at::Tensor Gelu##Suffix(const at::Tensor& self, c10::string_view approximate) {            \
+    return AsKernel<Type, GeluCpu>(self, approximate);                                       \
+  }                                                                                          \
+  at::Tensor Silu##Suffix(const at::Tensor& self) { return AsKernel<Type, SiluCpu>(self); }
+
+AICORE_DEVICE_KERNELS(Meta, c10::DeviceType::Meta)
+AICORE_DEVICE_KERNELS(Device, c10::DeviceType::PrivateUse1)
+#undef AICORE_DEVICE_KERNELS
+
+}  // namespace aicore::python

@@ -1,0 +1,83 @@
+// torch.ops.aicore.*: the kernels of the PyTorch extension (libaicore_torch.so). The CPU kernels
+// (torch_ops.cc) run aicore's operators on the tensors' own memory through ops_bridge.h; the
+// Autograd kernels (torch_autograd.cc) wrap them with backward formulas composed of torch's CPU
+// ops (aicore has no backward kernels yet); torch_register.cc registers both.
+//
+// Semantics are those of torch's functions of the same name. Inputs may be fp32, fp16 or bf16,
+// of any shape and strides; outputs are contiguous tensors of the input's dtype (softmax and
+// log_softmax: `dtype` when given). Bad input raises c10::Error (Python RuntimeError) naming the
+// op ("aicore::softmax") and the argument.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <tuple>
+
+namespace aicore::python {
+
+at::Tensor SoftmaxCpu(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype);
+at::Tensor LogSoftmaxCpu(const at::Tensor& self, int64_t dim,
+                         c10::optional<at::ScalarType> dtype);
+// Returns (out, mean, rstd); mean and rstd are float32 of input's shape with 1 on the normalized
+// dims (torch's native_layer_norm gives them that shape).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormCpu(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps);
+// Returns (out, rstd): normalized over weight's dims (input's trailing ones); rstd float32.
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormCpu(const at::Tensor& input,
+                                                    const at::Tensor& weight, double eps);
+// approximate: "none" (erf) or "tanh".
+at::Tensor GeluCpu(const at::Tensor& self, c10::string_view approximate);
+at::Tensor SiluCpu(const at::Tensor& self);
+
+// The Meta kernels: the CPU kernels' checks and output shapes and dtypes, on meta tensors
+// (torch.fx / make_fx tracing, shape inference).
+at::Tensor SoftmaxMeta(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype);
+at::Tensor LogSoftmaxMeta(const at::Tensor& self, int64_t dim,
+                          c10::optional<at::ScalarType> dtype);
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormMeta(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps);
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormMeta(const at::Tensor& input,
+                                                     const at::Tensor& weight, double eps);
+at::Tensor GeluMeta(const at::Tensor& self, c10::string_view approximate);
+at::Tensor SiluMeta(const at::Tensor& self);
+
+// The PrivateUse1 kernels (the aicore device, torch_device.h): the CPU kernels' checks, then
+// aicore's operator on the device tensors' memory; outputs are device tensors.
+at::Tensor SoftmaxDevice(const at::Tensor& self, int64_t dim,
+                         c10::optional<at::ScalarType> dtype);
+at::Tensor LogSoftmaxDevice(const at::Tensor& self, int64_t dim,
+                            c10::optional<at::ScalarType> dtype);
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormDevice(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps);
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormDevice(const at::Tensor& input,
+                                                       const at::Tensor& weight, double eps);
+at::Tensor GeluDevice(const at::Tensor& self, c10::string_view approximate);
+at::Tensor SiluDevice(const at::Tensor& self);
+
+// The Autograd kernels: the same signatures; each redispatches below autograd and records a
+// backward node.
+at::Tensor SoftmaxAutograd(const at::Tensor& self, int64_t dim,
+                           c10::optional<at::ScalarType> dtype);
+at::Tensor LogSoftmaxAutograd(const at::Tensor& self, int64_t dim,
+                              c10::optional<at::ScalarType> dtype);
+std::tuple<at::Tensor, at::Tensor, at::Tensor> NativeLayerNormAutograd(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps);
+std::tuple<at::Tensor, at::Tensor> NativeRmsNormAutograd(const at::Tensor& input,
+                                                         const at::Tensor& weight, double eps);
+at::Tensor GeluAutograd(const at::Tensor& self, c10::string_view approximate);
+at::Tensor SiluAutograd(const at::Tensor& self);
+
+// layer_norm and rms_norm: CompositeImplicitAutograd over native_layer_norm / native_rms_norm.
+at::Tensor LayerNorm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                     const c10::optional<at::Tensor>& weight,
+                     const c10::optional<at::Tensor>& bias, double eps);
+at::Tensor RmsNorm(const at::Tensor& input, const at::Tensor& weight, double eps);
+
+// Throws unless `approximate` is "none" or "tanh"; returns true for "tanh".
+bool GeluIsTanh(c10::string_view approximate);
+
+}  // namespace aicore::python

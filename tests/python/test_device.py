@@ -1,0 +1,127 @@
+"""The aicore device (PrivateUse1): tensors in the caching allocator, copies, views, fills,
+aicore's operators on device tensors, the CPU fallback, autograd and a training step."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import aicore
+from conftest import DTYPES, assert_close, rand
+
+ops = torch.ops.aicore
+
+
+@pytest.fixture
+def dev():
+    return aicore.device(0)
+
+
+def test_device_name_and_round_trip(dev):
+    assert dev == torch.device(aicore.DEVICE_TYPE, 0)
+    t = rand((5, 7), torch.float32)
+    d = t.to(dev)
+    assert d.device == dev
+    assert torch.equal(d.cpu(), t)
+
+
+def test_memory_follows_tensors(dev):
+    aicore.synchronize()
+    base = aicore.memory_allocated(dev)
+    d = torch.empty(1000, device=dev)
+    assert aicore.memory_allocated(dev) == base + 4096  # 4000 B rounded to 512
+    e = torch.empty(3 << 20, dtype=torch.uint8, device=dev)
+    assert aicore.memory_allocated(dev) == base + 4096 + (3 << 20)
+    assert aicore.memory_reserved(dev) >= aicore.memory_allocated(dev)
+    del d, e
+    assert aicore.memory_allocated(dev) == base
+    aicore.empty_cache()
+    assert aicore.memory_reserved(dev) == base
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_copies_views_and_fills(dev, dtype):
+    t = rand((6, 10), dtype)
+    d = t.to(dev)
+    assert torch.equal(d.t().contiguous().cpu(), t.t().contiguous())
+    assert torch.equal(d[1:, ::3].cpu(), t[1:, ::3])
+    assert torch.equal(d.view(60).cpu(), t.view(60))
+    assert torch.equal(d.reshape(3, 20).cpu(), t.reshape(3, 20))
+    assert torch.equal(d.to(torch.float32).cpu(), t.float())           # converting on the device
+    assert torch.equal(t.t().to(dev).cpu(), t.t())                       # strided host source
+    e = torch.empty(6, 10, dtype=dtype, device=dev)
+    e.copy_(d)
+    assert torch.equal(e.cpu(), t)
+    e.fill_(1.5)
+    assert torch.equal(e.cpu(), torch.full((6, 10), 1.5, dtype=dtype))
+    e.zero_()
+    assert float(e.sum().cpu()) == 0.0
+    assert torch.zeros(3, device=dev).cpu().tolist() == [0.0, 0.0, 0.0]
+    assert d[2, 3].item() == t[2, 3].item()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_aicore_ops_on_device_tensors(dev, dtype):
+    x = rand((9, 33), dtype)
+    d = x.to(dev)
+    y = ops.softmax(d, -1)
+    assert y.device == dev
+    assert_close(y.cpu(), torch.softmax(x.double(), -1), dtype)
+    w = rand((33,), dtype, seed=1)
+    assert_close(ops.layer_norm(d, [33], w.to(dev)).cpu(), F.layer_norm(x.double(), [33],
+                                                                        w.double()), dtype)
+    assert_close(ops.rms_norm(d.t(), w[:9].to(dev)).cpu(),
+                 x.double().t() * torch.rsqrt(x.double().t().pow(2).mean(-1, keepdim=True) +
+                                              1e-6) * w[:9].double(), dtype)
+    assert_close(ops.gelu(d, "tanh").cpu(), F.gelu(x.double(), approximate="tanh"), dtype)
+    assert_close(ops.silu(d).cpu(), F.silu(x.double()), dtype)
+
+
+def test_mixed_devices_are_refused(dev):
+    with pytest.raises(RuntimeError, match=r"aicore::layer_norm: (input|weight) is on device"):
+        ops.layer_norm(torch.ones(2, 3, device=dev), [3], torch.ones(3))
+
+
+def test_cpu_fallback_ops(dev):
+    t = rand((4, 5), torch.float32)
+    d = t.to(dev)
+    assert torch.allclose((d + 1).cpu(), t + 1)
+    assert torch.allclose(torch.exp(d).cpu(), torch.exp(t))
+    assert torch.allclose(d.sum().cpu(), t.sum())
+    assert torch.allclose((d @ d.t()).cpu(), t @ t.t())
+    assert (d + 1).device == dev
+
+
+def test_autograd_on_device(dev):
+    x = rand((5, 8), torch.float32)
+    xd = x.to(dev).requires_grad_(True)
+    ops.softmax(xd, -1)[:, 0].sum().backward()
+    xr = x.double().requires_grad_(True)
+    torch.softmax(xr, -1)[:, 0].sum().backward()
+    assert xd.grad.device == dev
+    torch.testing.assert_close(xd.grad.cpu().double(), xr.grad, rtol=1e-5, atol=1e-6)
+
+
+def test_training_step_on_device_matches_cpu(dev):
+    torch.manual_seed(0)
+    cpu_model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                    torch.nn.Linear(16, 4))
+    dev_model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(),
+                                    torch.nn.Linear(16, 4))
+    dev_model.load_state_dict(cpu_model.state_dict())
+    dev_model.to(dev)
+    x = torch.randn(6, 8)
+    losses = []
+    for model, xx in ((cpu_model, x), (dev_model, x.to(dev))):
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        run = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = ops.softmax(model(xx), -1).pow(2).mean()
+            loss.backward()
+            opt.step()
+            run.append(loss.item())
+        losses.append(run)
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    for p_cpu, p_dev in zip(cpu_model.parameters(), dev_model.parameters()):
+        assert p_dev.device == dev
+        torch.testing.assert_close(p_dev.cpu(), p_cpu, rtol=1e-5, atol=1e-6)
