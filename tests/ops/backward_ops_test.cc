@@ -85,6 +85,18 @@ TEST(SoftmaxBackwardTest, MatchesAnalyticGradient) {
   }
 }
 
+TEST(SoftmaxBackwardTest, ZeroDimAndEmpty) {
+  // A 0-d softmax is 1 and its gradient 0; an empty tensor runs nothing.
+  DeviceTensor g(DType::kF32, 1), y(DType::kF32, 1), out(DType::kF32, 1);
+  g.Fill({0.75});
+  y.Fill({1.0});
+  out.Fill({5.0});
+  ASSERT_TRUE(SoftmaxBackward(g.Ref({}), y.Ref({}), -1, out.Ref({})).ok());
+  EXPECT_TRUE(SoftmaxBackward(g.Ref({0, 3}), y.Ref({0, 3}), 1, out.Ref({0, 3})).ok());
+  Sync();
+  EXPECT_EQ(out.Read()[0], 0.0);
+}
+
 TEST(SoftmaxBackwardTest, MatchesFiniteDifferencesOfSoftmax) {
   const int64_t rows = 3, cols = 9;
   const std::vector<double> x = Inputs(rows * cols, -2, 2, 8);

@@ -263,6 +263,27 @@ TEST(MatmulOpsTest, UseFp16RoundsFloatInputs) {
   ExpectMatmulNear(out, want, abs, 33, "USE_FP16 against fp16-rounded inputs");
 }
 
+TEST(MatmulOpsTest, CubeMathTypeBeforeAtlasA2) {
+  // ascend310p (npu_arch 2002) has no fp32 cube path: KEEP_DTYPE refuses FLOAT and
+  // ALLOW_FP32_DOWN_PRECISION runs it as FLOAT16; on the A2 default chip FLOAT stays FLOAT.
+  const arch::Chip old_chip = arch::LoadChip("ascend310p");
+  static float host_a[32], host_b[32], host_c[16];  // checked and planned only, never run
+  MatmulArgs a;
+  a.kind = MatmulKind::kMm;
+  a.op = "aclnnMm";
+  a.self = DenseRef(host_a, DType::kF32, {4, 8});
+  a.mat2 = DenseRef(host_b, DType::kF32, {8, 4});
+  a.out = DenseRef(host_c, DType::kF32, {4, 4});
+  const OpCheck c = CanImplement(a, old_chip);
+  EXPECT_EQ(c.code, 161002);
+  EXPECT_NE(c.message.find("needs an Atlas A2 chip; ascend310p"), std::string::npos) << c.message;
+  a.cube_math_type = kAllowFp32DownPrecision;
+  ASSERT_TRUE(CanImplement(a, old_chip).ok());
+  EXPECT_EQ(Plan(a, old_chip).compute, DType::kF16);
+  ASSERT_TRUE(CanImplement(a, arch::DefaultChip()).ok());
+  EXPECT_EQ(Plan(a, arch::DefaultChip()).compute, DType::kF32);
+}
+
 void CheckAddmm(DType dt, int64_t m, int64_t n, int64_t k, std::vector<int64_t> self_shape,
                 double beta, double alpha, DType out_dt) {
   const Operand self = MakeOperand(dt, self_shape, {}, 0, 11);

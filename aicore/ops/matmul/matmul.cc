@@ -17,7 +17,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "aicore/kernel/cube/matmul.h"
 #include "aicore/ops/elementwise/elementwise.h"
@@ -31,6 +35,10 @@ namespace {
 using AscendC::LocalTensor;
 
 constexpr int64_t kMaxPitch = 65535;  // the Matmul's Nd2Nz row pitch is 16-bit
+// Note [Matmul tiling cache]: tilings are memoised per (chip, cores, M, N, K, dtypes,
+// orientations) for the process (the chip presets live as long); the table starts over when it
+// reaches this many entries.
+constexpr size_t kTilingCacheEntries = 4096;
 
 // How the Matmul reads one operand's 2-D slices: row-major with row pitch `pitch` (trans false)
 // or column-major with column pitch `pitch` (trans true), in elements.
@@ -317,6 +325,50 @@ bool Overlaps(const TensorRef& x, const TensorRef& y) {
   return x0 < y1 && y0 < x1;
 }
 
+// Returns the Matmul tiling of `plan`'s M, N, K on `dim` cores, memoised: the tiling search costs
+// about a millisecond, more than the rest of phase 1 (Note [Matmul tiling cache]).
+AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, int32_t dim, const MatmulPlan& plan,
+                                        bool a_trans, bool b_trans, const char* op) {
+  using Key = std::tuple<const arch::Chip*, std::string, int32_t, int64_t, int64_t, int64_t, DType,
+                         DType, bool, bool>;
+  static std::mutex mu;
+  static std::map<Key, AscendC::tiling::TCubeTiling> cache;
+  const Key key{plan.chip, chip.name,    dim,          plan.m,  plan.n,
+                plan.k,    plan.compute, plan.c_dtype, a_trans, b_trans};
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    const auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  const auto to_dt = [](DType d) {
+    return d == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
+           : d == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
+                               : matmul_tiling::DataType::DT_FLOAT;
+  };
+  const platform_ascendc::PlatformAscendC platform(chip);
+  matmul_tiling::MultiCoreMatmulTiling api(platform);
+  api.SetDim(dim);
+  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), a_trans);
+  api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), b_trans);
+  api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.c_dtype));
+  const auto m32 = static_cast<int32_t>(plan.m), n32 = static_cast<int32_t>(plan.n),
+             k32 = static_cast<int32_t>(plan.k);
+  api.SetShape(m32, n32, k32);
+  api.SetOrgShape(m32, n32, k32);
+  api.SetBias(false);
+  api.SetBufferSpace(-1, -1, -1);
+  AscendC::tiling::TCubeTiling t{};
+  if (api.GetTiling(t) != 0) {
+    throw Error(Status(StatusCode::kInternal,
+                       StrCat(op, ": no Matmul tiling for M=", plan.m, " N=", plan.n, " K=", plan.k,
+                              " on ", chip.name, ": ", api.last_error())));
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kTilingCacheEntries) cache.clear();
+  cache.emplace(key, t);
+  return t;
+}
+
 }  // namespace
 
 OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
@@ -483,34 +535,13 @@ MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {
   plan.workspace_bytes = plan.staging_bytes + plan.c_bytes + plan.epilogue_bytes;
   if (plan.k == 0) return plan;  // C is zeros: no cube kernel
 
-  const platform_ascendc::PlatformAscendC platform(chip);
-  const int64_t aics = std::max<uint32_t>(1, platform.GetCoreNumAic());
+  const int64_t aics = std::max(1, chip.aic_count);  // AICs (AI Cores on coupled chips)
   // Each batch gets its share of the cores; the tiling splits M and N over that share.
   const int64_t dim = std::clamp<int64_t>((aics + plan.batch - 1) / plan.batch, 1, aics);
-  const auto to_dt = [](DType d) {
-    return d == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
-           : d == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
-                               : matmul_tiling::DataType::DT_FLOAT;
-  };
   // The layouts the kernel reads (KernelView's, without addresses).
   const bool a_trans = LayoutOf(KernelView(cube, 0, p.a, plan.compute, nullptr))->trans;
   const bool b_trans = LayoutOf(KernelView(cube, 1, p.b, plan.compute, nullptr))->trans;
-  matmul_tiling::MultiCoreMatmulTiling api(platform);
-  api.SetDim(static_cast<int32_t>(dim));
-  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), a_trans);
-  api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), b_trans);
-  api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.c_dtype));
-  const auto m32 = static_cast<int32_t>(plan.m), n32 = static_cast<int32_t>(plan.n),
-             k32 = static_cast<int32_t>(plan.k);
-  api.SetShape(m32, n32, k32);
-  api.SetOrgShape(m32, n32, k32);
-  api.SetBias(false);
-  api.SetBufferSpace(-1, -1, -1);
-  if (api.GetTiling(plan.tiling) != 0) {
-    throw Error(Status(StatusCode::kInternal,
-                       StrCat(args.op, ": no Matmul tiling for M=", plan.m, " N=", plan.n,
-                              " K=", plan.k, " on ", chip.name, ": ", api.last_error())));
-  }
+  plan.tiling = CubeTiling(chip, static_cast<int32_t>(dim), plan, a_trans, b_trans, args.op);
   plan.m_tiles = (plan.m + plan.tiling.singleCoreM - 1) / plan.tiling.singleCoreM;
   plan.n_tiles = (plan.n + plan.tiling.singleCoreN - 1) / plan.tiling.singleCoreN;
   plan.block_dim =
