@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import aicore
-from conftest import DTYPES, assert_close, rand
+from helpers import DTYPES, assert_close, rand
 
 ops = torch.ops.aicore
 
