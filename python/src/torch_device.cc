@@ -104,7 +104,8 @@ at::Tensor Empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
   TORCH_CHECK(!pin_memory.value_or(false), "aicore: empty: pin_memory is for CPU tensors");
   c10::optional<c10::DeviceGuard> guard;
   if (device.has_value() && device->has_index()) guard.emplace(*device);
-  return at::detail::empty_generic(size, &g_allocator, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+  return at::detail::empty_generic(size, &g_allocator,
+                                   c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                    c10::dtype_or_default(dtype), memory_format);
 }
 

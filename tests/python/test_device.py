@@ -29,6 +29,13 @@ def test_device_name_and_round_trip(dev):
     assert torch.equal(d.cpu(), t)
 
 
+def test_torch_device_module():
+    mod = getattr(torch, aicore.DEVICE_TYPE)
+    assert mod.is_available() and mod.device_count() == aicore.device_count()
+    assert mod.current_device() == aicore.current_device()
+    mod.synchronize()
+
+
 def test_memory_follows_tensors(dev):
     aicore.synchronize()
     base = aicore.memory_allocated(dev)
