@@ -93,6 +93,12 @@ def test_mixed_devices_are_refused(dev):
         ops.layer_norm(torch.ones(2, 3, device=dev), [3], torch.ones(3))
 
 
+def test_tensors_of_two_devices_are_refused(dev):
+    with pytest.raises(RuntimeError, match=r"aicore::rms_norm: weight is on device "
+                       r"privateuseone:1 and input on privateuseone:0; they must be on one"):
+        ops.rms_norm(torch.ones(2, 3, device=dev), torch.ones(3, device=aicore.device(1)))
+
+
 def test_cpu_fallback_ops(dev):
     t = rand((4, 5), torch.float32)
     d = t.to(dev)
