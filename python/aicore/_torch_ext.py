@@ -20,6 +20,24 @@ def load(path):
     second registration of one namespace would abort the process on torch 1.13)."""
     if not _registered():
         torch.ops.load_library(path)
+    _register_device_module()
+
+
+def _register_device_module():
+    """torch.privateuseone.device_count() etc., as torch.cuda.* (torch._register_device_module
+    exists in 1.13; registering a type twice raises, so only the first import registers)."""
+    import types
+    from aicore import _C
+    if hasattr(torch, DEVICE_TYPE) or not hasattr(torch, "_register_device_module"):
+        return
+    module = types.ModuleType(f"torch.{DEVICE_TYPE}", "The aicore device (aicore package).")
+    module.is_available = lambda: True
+    module.device_count = _C.device_count
+    module.current_device = _C.current_device
+    module.set_device = lambda d: _C.set_device(d if isinstance(d, int) else d.index or 0)
+    module.synchronize = lambda device=None: _C.synchronize(
+        -1 if device is None else (device if isinstance(device, int) else device.index or 0))
+    torch._register_device_module(DEVICE_TYPE, module)
 
 
 def device(index=None):

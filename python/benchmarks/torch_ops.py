@@ -6,8 +6,11 @@ Usage: PYTHONPATH=build/python /usr/bin/python3 python/benchmarks/torch_ops.py
 
 Each op runs `repeats` times after one warm-up; the row reports both medians and
 ratio_to_torch = torch's median / aicore's median (above 1: aicore is faster). --threads sets
-torch.set_num_threads and AICORE_THREADS (aicore's worker threads per launch) alike. Timing is
-reported, never asserted.
+torch.set_num_threads and AICORE_THREADS (aicore's worker threads per launch) alike. Two more
+rows give what eager mode pays per call, Python call to result, median of 200: torch/
+dispatch_overhead_us (a 1-element torch.ops.aicore.silu on a CPU tensor) and torch/
+device_dispatch_overhead_us (F.silu on a 1-element aicore device tensor), each with torch's own
+CPU F.silu as the baseline. Timing is reported, never asserted.
 """
 
 import argparse
@@ -29,7 +32,7 @@ def main():
     os.environ["AICORE_THREADS"] = str(args.threads)  # read when aicore's scheduler starts
     import torch
     import torch.nn.functional as F
-    import aicore  # noqa: F401  (loads torch.ops.aicore)
+    import aicore  # loads torch.ops.aicore
     torch.set_num_threads(args.threads)
     ops = torch.ops.aicore
 
@@ -54,6 +57,15 @@ def main():
             times.append(time.perf_counter() - t0)
         return statistics.median(times)
 
+    def time_calls(fn, n):
+        fn()
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return times
+
     rows = []
     for name, ours, theirs in cases:
         a, t = median_s(ours), median_s(theirs)
@@ -63,6 +75,17 @@ def main():
         rows.append(row)
         print(f"{row['name']:<20} {args.rows}x{args.cols} fp32  aicore {a * 1e3:8.2f} ms  "
               f"torch {t * 1e3:8.2f} ms  ratio_to_torch {t / a:5.2f}", flush=True)
+    one = torch.randn(1)
+    one_dev = one.to(aicore.device(0))
+    for name, ours in (("dispatch_overhead_us", lambda: ops.silu(one)),
+                       ("device_dispatch_overhead_us", lambda: F.silu(one_dev))):
+        a = statistics.median(time_calls(ours, 200))
+        t = statistics.median(time_calls(lambda: F.silu(one), 200))
+        row = {"name": f"torch/{name}", "aicore_us": a * 1e6, "torch_cpu_us": t * 1e6,
+               "threads": args.threads}
+        rows.append(row)
+        print(f"{row['name']:<32} aicore {a * 1e6:8.1f} us  torch cpu {t * 1e6:6.1f} us",
+              flush=True)
     if args.json:
         with open(args.json, "a") as f:
             for row in rows:

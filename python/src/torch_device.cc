@@ -20,6 +20,7 @@
 #include "aicore/core/status.h"
 #include "aicore/runtime/device.h"
 #include "aicore/runtime/device_memory.h"
+#include "python/src/torch_ops.h"
 
 namespace aicore::python {
 
@@ -103,7 +104,8 @@ at::Tensor Empty(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
   TORCH_CHECK(!pin_memory.value_or(false), "aicore: empty: pin_memory is for CPU tensors");
   c10::optional<c10::DeviceGuard> guard;
   if (device.has_value() && device->has_index()) guard.emplace(*device);
-  return at::detail::empty_generic(size, &g_allocator, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+  return at::detail::empty_generic(size, &g_allocator,
+                                   c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                    c10::dtype_or_default(dtype), memory_format);
 }
 
@@ -176,6 +178,55 @@ void CpuFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::native::cpu_fallback(op, stack);
 }
 
+// aten ops that aicore's operators cover, on device tensors: torch's autograd formulas wrap them
+// (AutogradPrivateUse1), their backwards fall back to the CPU.
+// Other dtypes (double, ...) run torch's CPU kernel on the aliased memory, as the fallback would.
+bool AicoreDType(const at::Tensor& t) {
+  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kHalf ||
+         t.scalar_type() == at::kBFloat16;
+}
+at::Tensor ToDevice(const at::Tensor& cpu, const at::Tensor& like) {
+  return cpu.to(like.device());
+}
+
+at::Tensor AtenSoftmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  if (!AicoreDType(self)) return ToDevice(at::_softmax(CpuAlias(self), dim, half_to_float), self);
+  return SoftmaxDevice(self, dim,
+                       half_to_float ? c10::optional<at::ScalarType>(at::kFloat) : c10::nullopt);
+}
+at::Tensor AtenLogSoftmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  if (!AicoreDType(self)) {
+    return ToDevice(at::_log_softmax(CpuAlias(self), dim, half_to_float), self);
+  }
+  return LogSoftmaxDevice(
+      self, dim, half_to_float ? c10::optional<at::ScalarType>(at::kFloat) : c10::nullopt);
+}
+at::Tensor AtenGelu(const at::Tensor& self, c10::string_view approximate) {
+  if (!AicoreDType(self)) return ToDevice(at::gelu(CpuAlias(self), approximate), self);
+  return GeluDevice(self, approximate);
+}
+at::Tensor AtenSilu(const at::Tensor& self) {
+  if (!AicoreDType(self)) return ToDevice(at::silu(CpuAlias(self)), self);
+  return SiluDevice(self);
+}
+// torch's native_layer_norm returns mean and rstd of the input's dtype (its backward expects
+// that); aicore computes them in float32.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> AtenNativeLayerNorm(
+    const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const c10::optional<at::Tensor>& weight, const c10::optional<at::Tensor>& bias, double eps) {
+  if (!AicoreDType(input)) {
+    auto alias = [](const c10::optional<at::Tensor>& t) {
+      return t.has_value() && t->defined() ? c10::optional<at::Tensor>(CpuAlias(*t))
+                                           : c10::optional<at::Tensor>();
+    };
+    auto [o, m, r] = at::native_layer_norm(CpuAlias(input), normalized_shape, alias(weight),
+                                           alias(bias), eps);
+    return {ToDevice(o, input), ToDevice(m, input), ToDevice(r, input)};
+  }
+  auto [out, mean, rstd] = NativeLayerNormDevice(input, normalized_shape, weight, bias, eps);
+  return {out, mean.to(input.scalar_type()), rstd.to(input.scalar_type())};
+}
+
 }  // namespace
 
 void RegisterDevice(torch::Library& aten, torch::Library& fallback) {
@@ -193,6 +244,11 @@ void RegisterDevice(torch::Library& aten, torch::Library& fallback) {
   aten.impl("view", TORCH_FN(at::native::view));
   aten.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   aten.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  aten.impl("_softmax", TORCH_FN(AtenSoftmax));
+  aten.impl("_log_softmax", TORCH_FN(AtenLogSoftmax));
+  aten.impl("gelu", TORCH_FN(AtenGelu));
+  aten.impl("silu", TORCH_FN(AtenSilu));
+  aten.impl("native_layer_norm", TORCH_FN(AtenNativeLayerNorm));
   fallback.fallback(torch::CppFunction::makeFromBoxedFunction<&CpuFallback>());
   if (!c10::Dispatcher::singleton().hasBackendFallbackForDispatchKey(
           c10::DispatchKey::AutogradPrivateUse1)) {

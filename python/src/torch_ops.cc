@@ -115,6 +115,8 @@ void NormShape(const char* op, const at::Tensor& input, at::IntArrayRef normaliz
 void CheckParam(const char* op, const char* arg, const at::Tensor& p, const at::Tensor& input,
                 at::IntArrayRef shape) {
   CheckTensor(op, arg, p);
+  TORCH_CHECK(p.device() == input.device(), op, ": ", arg, " is on device ", p.device(),
+              " and input on ", input.device(), "; they must be on one device");
   TORCH_CHECK(p.sizes().equals(shape), op, ": ", arg, " has shape ", p.sizes(), "; it must be ",
               shape);
   TORCH_CHECK(p.scalar_type() == input.scalar_type() || p.scalar_type() == at::kFloat, op, ": ",

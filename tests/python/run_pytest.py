@@ -8,8 +8,10 @@ import sys
 SKIP = 77
 SUITES = {
     "runtime": ["test_runtime.py"],
-    "torch": ["test_ops.py", "test_autograd.py", "test_memory.py", "test_device.py",
-              "test_docs.py"],
+    "ops": ["test_ops.py", "test_memory.py", "test_docs.py"],
+    "autograd": ["test_autograd.py"],
+    "device": ["test_device.py"],
+    "tools": ["test_tools.py"],
 }
 
 
@@ -29,9 +31,11 @@ def main():
     args = parser.parse_args()
     if args.built.upper() in ("OFF", "FALSE", "0", ""):
         skip("the aicore Python package was not configured (needs python3-dev and pybind11-dev)")
-    if not os.path.isdir(os.path.join(args.package, "aicore")):
+    pkg = os.path.join(args.package, "aicore")
+    if not (os.path.isfile(os.path.join(pkg, "__init__.py")) and
+            any(f.startswith("_C.") for f in os.listdir(pkg))):
         skip(f"the aicore Python package is not built in {args.package} (target aicore_python)")
-    if args.suite == "torch":
+    if args.suite != "runtime":
         if args.torch.upper() in ("OFF", "FALSE", "0", ""):
             skip("the torch extension was not configured (needs python3-torch, libtorch-dev)")
         try:

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import DTYPES, GRAD_TOL, assert_close, rand
+from helpers import DTYPES, GRAD_TOL, assert_close, rand
 
 ops = torch.ops.aicore
 

@@ -1,12 +1,17 @@
 """The aicore device (PrivateUse1): tensors in the caching allocator, copies, views, fills,
 aicore's operators on device tensors, the CPU fallback, autograd and a training step."""
 
+import os
+import re
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
 
 import aicore
-from conftest import DTYPES, assert_close, rand
+from helpers import DTYPES, assert_close, rand
 
 ops = torch.ops.aicore
 
@@ -22,6 +27,13 @@ def test_device_name_and_round_trip(dev):
     d = t.to(dev)
     assert d.device == dev
     assert torch.equal(d.cpu(), t)
+
+
+def test_torch_device_module():
+    mod = getattr(torch, aicore.DEVICE_TYPE)
+    assert mod.is_available() and mod.device_count() == aicore.device_count()
+    assert mod.current_device() == aicore.current_device()
+    mod.synchronize()
 
 
 def test_memory_follows_tensors(dev):
@@ -81,6 +93,12 @@ def test_mixed_devices_are_refused(dev):
         ops.layer_norm(torch.ones(2, 3, device=dev), [3], torch.ones(3))
 
 
+def test_tensors_of_two_devices_are_refused(dev):
+    with pytest.raises(RuntimeError, match=r"aicore::rms_norm: weight is on device "
+                       r"privateuseone:1 and input on privateuseone:0; they must be on one"):
+        ops.rms_norm(torch.ones(2, 3, device=dev), torch.ones(3, device=aicore.device(1)))
+
+
 def test_cpu_fallback_ops(dev):
     t = rand((4, 5), torch.float32)
     d = t.to(dev)
@@ -125,3 +143,36 @@ def test_training_step_on_device_matches_cpu(dev):
     for p_cpu, p_dev in zip(cpu_model.parameters(), dev_model.parameters()):
         assert p_dev.device == dev
         torch.testing.assert_close(p_dev.cpu(), p_cpu, rtol=1e-5, atol=1e-6)
+
+
+def test_aten_ops_on_the_device_run_aicore_kernels():
+    # In a fresh process: the fallback warns once per op, so stderr lists what fell back.
+    code = r"""
+import torch, torch.nn.functional as F, aicore
+dev = aicore.device(0)
+x = torch.randn(6, 40)
+ln = torch.nn.LayerNorm(40)
+xd = x.to(dev).requires_grad_(True)
+lnd = torch.nn.LayerNorm(40).to(dev)
+lnd.load_state_dict(ln.state_dict())
+for f in (lambda t: torch.softmax(t, -1), lambda t: F.log_softmax(t, 0), F.gelu,
+          lambda t: F.gelu(t, approximate="tanh"), F.silu):
+    assert torch.allclose(f(xd).cpu(), f(x), atol=1e-5)
+xr = x.clone().requires_grad_(True)
+ln(xr).pow(2).sum().backward()
+lnd(xd).pow(2).sum().backward()
+assert torch.allclose(xd.grad.cpu(), xr.grad, atol=1e-4)
+assert torch.allclose(lnd.weight.grad.cpu(), ln.weight.grad, atol=1e-4)
+xx = torch.randn(3, 5, dtype=torch.float64)
+assert torch.allclose(torch.softmax(xx.to(dev), -1).cpu(), torch.softmax(xx, -1))
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+    fell_back = set(re.findall(r"aicore: (aten::\w+(?:\.\w+)?) runs on the CPU", r.stderr))
+    for op in ("aten::_softmax", "aten::_log_softmax", "aten::gelu", "aten::silu",
+               "aten::native_layer_norm"):
+        assert op not in fell_back, (op, fell_back)
+    assert "aten::native_layer_norm_backward" in fell_back  # backwards still fall back

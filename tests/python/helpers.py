@@ -1,7 +1,8 @@
-"""Shared helpers of the Python tests: tolerances per dtype and reference comparison."""
+"""Shared helpers of the torch test files: tolerances per dtype and reference comparison."""
 
 import torch
 
+import aicore  # noqa: F401  (registers torch.ops.aicore)
 DTYPES = [torch.float32, torch.float16, torch.bfloat16]
 
 # |got - ref| <= atol + rtol * |ref| against a float64 reference (docs/ops.md's per-dtype bounds,
