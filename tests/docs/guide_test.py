@@ -26,7 +26,8 @@ Markers in the page's text (HTML comments, invisible when rendered):
                             timeline drawn from the profiles in ~/DIR1 and ~/DIR2
 
 Unless the page installs aicore itself (a run block with cwd=clone), ~/aicore is an install of the
-build under test. --update rewrites generated parts (the SVG, the chips table) instead of failing.
+build under test. --update rewrites generated parts (the SVG, the chips table, the figures quoted in
+output=loose blocks) instead of failing.
 """
 import argparse
 import os
@@ -103,15 +104,15 @@ def tool_works(tool):
 
 
 def line_matches(expected, output, loose=False):
-    """Whether `expected` (with `...` wildcards; with loose, any number matches any number) is a
-    substring of `output`."""
+    """The match of `expected` (with `...` wildcards; with loose, any number matches any number)
+    in `output`, or None."""
     def chunk(text):
         if not loose:
             return re.escape(text)
         pieces = re.split(NUMBER, text)
         return "".join(r"\d+(?:\.\d+)?" if i % 2 else re.escape(p) for i, p in enumerate(pieces))
     parts = [chunk(p) for p in expected.strip().split("...")]
-    return re.search(r".*?".join(parts), output) is not None
+    return re.search(r".*?".join(parts), output)
 
 
 def chips_table(aicore):
@@ -261,10 +262,16 @@ def main():
             if last_output is None:
                 failures.append(f"{page.name}:{b.line}: an output block before any run block")
                 continue
+            updated = []
             for l in b.text.splitlines():
                 loose = b.attrs["output"] == "loose"
-                if l.strip() and not line_matches(l, last_output, loose):
+                m = line_matches(l, last_output, loose) if l.strip() else None
+                if l.strip() and m is None:
                     failures.append(f"{page.name}:{b.line}: the output lacks the line\n  {l}")
+                # --update quotes a loose block's figures from this run.
+                updated.append(l.replace(l.strip(), m.group(0)) if loose and m else l)
+            if args.update and updated != b.text.splitlines():
+                new_text = new_text.replace(b.text, "\n".join(updated) + "\n", 1)
             counts["outputs"] += 1
     for b, proc in pending_nvcc:
         out, _ = proc.communicate(timeout=600)
