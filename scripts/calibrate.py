@@ -243,6 +243,13 @@ def generate(build, full):
         o.append(f"- **{name}**: " + MISS_REASONS.get(
             name, "no explanation recorded yet; the difference is not understood.") + "")
     o.append("")
+    o.append("Ratios the model does not try to match: *aic_scalar* / *aiv_scalar* (the model "
+             "charges one scalar cycle per API call and nothing for the kernel's own loop and "
+             "address arithmetic, which the chip's scalar unit spends most of its time on); "
+             "*aic_fixpipe* of the MDL cases (the model's Fixpipe moves C at 32 B/cycle per "
+             "core, the published 0.01 implies a faster L0C -> GM path that no source states). "
+             "In the add cases the modeled MTE2 and MTE3 are busier than published because a copy "
+             "throttled by its HBM share occupies its pipe for the whole transfer.\n")
     o.append("## What the model is\n")
     o.append("The constants (each with its source) are in `aicore/arch/presets/ascend910b1.json`; "
              "the model is described in [profiling.md](profiling.md#the-model). Which constants "

@@ -283,9 +283,8 @@ def scaling_section(build):
     out += ["", f"With {rows} rows the {b['block_dim']} cores keep the HBM {hbm} busy over the "
             f"body ({pct(lim / b['body_us'])} of the limit; {pct(lim / b['kernel_us'])} "
             f"counting the launch overhead). The remaining gap is the "
-            f"per-core copy start-up and pipeline fill and drain; the model's static fair share of "
-            f"the HBM between the MTE2 and MTE3 streams (docs/profiling.md) also charges "
-            f"contention while a stream is idle."]
+            f"per-core copy start-up and pipeline fill and drain (the HBM is shared among the "
+            f"streams active at the time: docs/profiling.md, GM sharing)."]
     return out, runs
 
 
@@ -391,9 +390,11 @@ def calibration(build, matmul_results):
         f"{us(r['launch_overhead_us'])} us of launch overhead plus a {us(r['body_us'])} us body "
         f"({us(startup_us)} us of it the once-per-core MTE2 and MTE3 start-up). "
         f"Error against 20 us: "
-        f"{100 * err:+.1f}%. This is not an independent check: the preset's "
-        f"`launch_overhead_us` is the published figure itself, so this only confirms that the "
-        f"model adds it once per launch and that an almost empty kernel costs little more.")
+        f"{100 * err:+.1f}%. The preset's `launch_overhead_us` is not the guide's figure but "
+        f"the head published task durations carry ({us(r['launch_overhead_us'])} us; the "
+        f"asc-devkit Add cases' task duration minus aiv_time is 0.5-9.4 us and whole full-core "
+        f"kernels finish in 7.9 us: docs/model-accuracy.md, preset `launch_source`), so the "
+        f"difference is the two published sources disagreeing, not a fit.")
     out.append("")
     if not matmul_results:
         why = "did not run (above)" if stages_of("matmul", "matmul") else "do not exist yet"

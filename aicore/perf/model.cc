@@ -285,42 +285,81 @@ struct GmPlan {
   double static_share = 0;
 };
 
-// A least-recently-used set of cache lines with a fixed capacity.
+// A least-recently-used set of cache lines with a fixed capacity: an open-addressing table
+// (linear probing, backward-shift deletion) from line to a node of an intrusive list, so a touch
+// allocates nothing.
 class LineLru {
  public:
-  explicit LineLru(size_t capacity) : cap_(std::max<size_t>(1, capacity)) {
-    where_.reserve(std::min<size_t>(cap_, size_t{1} << 22) * 2);
+  // `expected`: about how many distinct lines will be touched (sizes the table once).
+  LineLru(size_t capacity, size_t expected) : cap_(std::max<size_t>(1, capacity)) {
+    const size_t want = 2 * std::min(cap_, std::max<size_t>(1, expected)) + 1;
+    size_t size = 16;
+    shift_ = 60;
+    while (size < want) {
+      size <<= 1;
+      --shift_;
+    }
+    keys_.assign(size, kEmpty);
+    vals_.assign(size, 0);
+    mask_ = size - 1;
+    nodes_.reserve(std::min(cap_, std::max<size_t>(1, expected)));
   }
   // Touches `line`; returns whether it was resident. A miss inserts it, evicting the least
   // recently used line when full.
   bool Touch(uint64_t line) {
-    auto it = where_.find(line);
-    if (it != where_.end()) {
-      Unlink(it->second);
-      PushFront(it->second);
-      return true;
+    size_t i = Home(line);
+    while (keys_[i] != kEmpty) {
+      if (keys_[i] == line) {
+        Unlink(vals_[i]);
+        PushFront(vals_[i]);
+        return true;
+      }
+      i = (i + 1) & mask_;
     }
     uint32_t n;
-    if (where_.size() < cap_) {
+    if (nodes_.size() < cap_) {
       n = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back({line, kNil, kNil});
     } else {
       n = tail_;
       Unlink(n);
-      where_.erase(nodes_[n].line);
+      Erase(nodes_[n].line);
       nodes_[n].line = line;
+      i = Home(line);
+      while (keys_[i] != kEmpty) i = (i + 1) & mask_;
     }
-    where_.emplace(line, n);
+    keys_[i] = line;
+    vals_[i] = n;
     PushFront(n);
     return false;
   }
 
  private:
   static constexpr uint32_t kNil = 0xffffffffu;
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
   struct Node {
     uint64_t line;
     uint32_t prev, next;
   };
+  size_t Home(uint64_t k) const {
+    return static_cast<size_t>((k * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  }
+  void Erase(uint64_t k) {
+    size_t i = Home(k);
+    while (keys_[i] != k) i = (i + 1) & mask_;
+    keys_[i] = kEmpty;
+    // Backward shift: move later entries of the probe run into the hole when their home allows.
+    for (size_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
+      const size_t h = Home(keys_[j]);
+      const bool movable = ((j - h) & mask_) >= ((j - i) & mask_);
+      if (movable) {
+        keys_[i] = keys_[j];
+        vals_[i] = vals_[j];
+        keys_[j] = kEmpty;
+        i = j;
+      }
+    }
+  }
   void Unlink(uint32_t n) {
     Node& x = nodes_[n];
     if (x.prev != kNil) nodes_[x.prev].next = x.next; else head_ = x.next;
@@ -335,8 +374,11 @@ class LineLru {
     if (tail_ == kNil) tail_ = n;
   }
   size_t cap_;
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> vals_;
+  size_t mask_ = 0;
+  int shift_ = 0;
   std::vector<Node> nodes_;
-  std::unordered_map<uint64_t, uint32_t> where_;
   uint32_t head_ = kNil, tail_ = kNil;
 };
 
@@ -379,9 +421,20 @@ GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
     plan.distinct += hi - lo;
   }
   const uint64_t burst = m.gm_burst_bytes();
-  const bool l2 = m.l2_read_bytes_per_cycle() > 0 && m.l2_bytes() > 0 && m.l2_line_bytes() > 0;
+  bool l2 = m.l2_read_bytes_per_cycle() > 0 && m.l2_bytes() > 0 && m.l2_line_bytes() > 0;
   plan.core_hit.assign(n, 0.0);
-  if (!l2 && burst == 0) return plan;
+  // Shortcuts that change nothing: when no byte is read twice and every range starts and ends
+  // on a line, no two reads share a line, so nothing can hit; when every range is whole bursts,
+  // rounding changes nothing.
+  bool aligned = true, whole_bursts = true;
+  for (const auto& core : l.cores) {
+    for (const GmRange& r : core->gm_reads) {
+      if (l2 && (r.lo % m.l2_line_bytes() != 0 || r.hi % m.l2_line_bytes() != 0)) aligned = false;
+      if (burst > 0 && (r.hi - r.lo) % burst != 0) whole_bursts = false;
+    }
+  }
+  if (l2 && aligned && plan.distinct == plan.read) l2 = false;
+  if (!l2 && (burst == 0 || whole_bursts)) return plan;
   plan.hit.resize(n);
   plan.read_bytes.resize(n);
   std::vector<std::vector<double>> len(n);  // per record: bytes asked for
@@ -393,7 +446,10 @@ GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
     len[c].assign(recs, 0.0);
   }
   const uint64_t line = l2 ? m.l2_line_bytes() : 1;
-  LineLru lru(l2 ? static_cast<size_t>(m.l2_bytes() / static_cast<double>(line)) : 1);
+  size_t ranges = 0;
+  for (const auto& core : l.cores) ranges += core->gm_reads.size();
+  LineLru lru(l2 ? static_cast<size_t>(m.l2_bytes() / static_cast<double>(line)) : 1,
+              l2 ? static_cast<size_t>(plan.read / line) + ranges : 1);
   // The cores' reads interleaved by progress: (done bytes / core's read bytes, core).
   std::vector<size_t> pos(n, 0);
   std::vector<uint64_t> done(n, 0);
@@ -776,25 +832,31 @@ void ShareByActivity(const LaunchRecord& l, const CostModel& m, const Timeline& 
     const double h = c < plan->hit.size() && !plan->hit[c].empty() ? plan->hit[c][i] : 0.0;
     return static_cast<double>(r.bytes) * (1 - h);
   };
-  std::vector<std::pair<double, int>> ev;  // (time, +1 start / -1 end)
+  std::vector<double> starts, ends;  // of the HBM transfers
   for (size_t c = 0; c < l.cores.size(); ++c) {
     const auto& recs = l.cores[c]->records;
     const CoreTimeline& ct = t1.cores[c];
     for (size_t i = 0; i < recs.size(); ++i) {
       if (ct.end[i] <= ct.start[i] || hbm_bytes(c, i, recs[i]) <= 0) continue;
-      ev.emplace_back(ct.start[i], 1);
-      ev.emplace_back(ct.end[i], -1);
+      starts.push_back(ct.start[i]);
+      ends.push_back(ct.end[i]);
     }
   }
-  if (ev.empty()) return;
-  std::sort(ev.begin(), ev.end());
+  if (starts.empty()) return;
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
   // Breakpoints t[j], the count on [t[j], t[j + 1]) and the integral up to t[j].
   std::vector<double> t, count, integral;
+  t.reserve(2 * starts.size());
+  count.reserve(2 * starts.size());
+  integral.reserve(2 * starts.size());
   double n = 0, acc = 0;
-  for (size_t e = 0; e < ev.size();) {
-    const double at = ev[e].first;
+  for (size_t a = 0, b = 0; a < starts.size() || b < ends.size();) {
+    const double at = b >= ends.size() || (a < starts.size() && starts[a] < ends[b]) ? starts[a]
+                                                                                    : ends[b];
     if (!t.empty()) acc += n * (at - t.back());
-    while (e < ev.size() && ev[e].first == at) n += ev[e++].second;
+    while (a < starts.size() && starts[a] == at) ++n, ++a;
+    while (b < ends.size() && ends[b] == at) --n, ++b;
     t.push_back(at);
     count.push_back(n);
     integral.push_back(acc);
@@ -830,7 +892,12 @@ void ShareByActivity(const LaunchRecord& l, const CostModel& m, const Timeline& 
 Timeline Replay(const LaunchRecord& launch, const CostModel& model) {
   GmPlan plan = PlanGm(launch, model);
   Timeline first = Replayer(launch, model, plan).Run();
-  if (!model.hbm_share_active() || plan.streams <= 1) return first;
+  // When even the static share is at least every GM pipe's rate, no copy is throttled and the
+  // active shares (never below it) would change nothing.
+  if (!model.hbm_share_active() || plan.streams <= 1 ||
+      plan.static_share >= model.max_gm_pipe_bytes_per_cycle()) {
+    return first;
+  }
   ShareByActivity(launch, model, first, &plan);
   Timeline second = Replayer(launch, model, plan).Run();
   return second;

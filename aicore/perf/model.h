@@ -3,6 +3,7 @@
 // dependency edges; costs come from the chip preset's "pipes" section (never from code).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -41,6 +42,10 @@ class CostModel {
   // Returns the peak rate of the pipe that moves GM bytes for `r`, in bytes per cycle.
   double PipeBytesPerCycle(const Record& r) const;
 
+  // The fastest rate of a pipe that moves GM bytes (MTE2, MTE3, FIX), bytes per cycle.
+  double max_gm_pipe_bytes_per_cycle() const {
+    return std::max({mte2_bw_, mte3_bw_, fix_bw_});
+  }
   double clock_hz() const { return clock_hz_; }
   double hbm_bytes_per_cycle() const { return hbm_bytes_per_cycle_; }
   double launch_overhead_cycles() const { return launch_overhead_us_ * 1e-6 * clock_hz_; }

@@ -105,7 +105,9 @@ Shape Measure(const LaunchResult& r) {
     }
   }
   for (const auto& [a0, a1] : mte2) {
-    for (const auto& [b0, b1] : mte1) s.overlap += std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+    for (const auto& [b0, b1] : mte1) {
+      s.overlap += std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+    }
   }
   return s;
 }
