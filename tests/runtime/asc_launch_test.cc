@@ -16,6 +16,9 @@ std::atomic<int> g_sub_num{0};
 
 void CountCores(int* unused) {
   (void)unused;
+  // One instruction on every core: a launch whose cores all find their core-type guard false and
+  // issue nothing is refused (aicore::detail::CheckGuardedAway), and host atomics are no work.
+  AscendC::PipeBarrier<PIPE_ALL>();
   if (ASCEND_IS_AIC) {
     ++g_aic;
   } else {
