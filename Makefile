@@ -34,14 +34,18 @@ bench: deps
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
 
 # The libFuzzer targets (the caching allocator, chip descriptions, AICORE_ALLOC_CONF, level-0
-# vector parameters), built with Debian's clang-16, each run for FUZZ_SECONDS one after another;
+# vector parameters, aclnn tensor descriptors and phase 1/2), built with Debian's clang-16, each
+# run for FUZZ_SECONDS one after another;
 # each keeps its corpus in $(BUILD)/fuzz-corpus/NAME (the chip fuzzer starts from the presets).
 FUZZ_SECONDS ?= 60
-FUZZERS := runtime/memory/alloc_fuzzer fuzz/chip_json_fuzzer fuzz/alloc_conf_fuzzer fuzz/level0_fuzzer
+FUZZERS := runtime/memory/alloc_fuzzer fuzz/chip_json_fuzzer fuzz/alloc_conf_fuzzer fuzz/level0_fuzzer \
+           fuzz/aclnn_fuzzer
 fuzz:
 	@bash scripts/install-deps.sh --fuzz
-	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build $(BUILD) --target runtime_memory_alloc_fuzzer fuzz_chip_json fuzz_alloc_conf fuzz_level0
+	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=$(SAN_LAUNCHER)
+	cmake --build $(BUILD) -j $(JOBS) --target runtime_memory_alloc_fuzzer fuzz_chip_json fuzz_alloc_conf \
+	  fuzz_level0 fuzz_aclnn
 	mkdir -p $(BUILD)/fuzz-corpus/chip_json_fuzzer && cp aicore/arch/presets/*.json $(BUILD)/fuzz-corpus/chip_json_fuzzer/
 	@set -e; for f in $(FUZZERS); do \
 	  name=$$(basename $$f); mkdir -p $(BUILD)/fuzz-corpus/$$name; \

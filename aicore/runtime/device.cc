@@ -53,6 +53,9 @@ int CurrentDevice() { return t_device; }
 Status ResetDevice(int device) {
   AICORE_RETURN_IF_ERROR(CheckDevice(device, "ResetDevice"));
   Status first = DestroyDeviceStreams(device);
+  // Refused (from kernel code, or a callback of one of the device's streams): the streams still
+  // run, so their memory stays (releasing it would wait for the caller's own stream).
+  if (!first.ok() && !IsStreamWorkError(first)) return first;
   const size_t freed = ReleaseDeviceMemory(device);
   if (freed != 0) {
     AICORE_LOG(kInfo) << "ResetDevice(" << device << ") freed " << freed

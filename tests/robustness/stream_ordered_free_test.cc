@@ -1,19 +1,23 @@
 // Stream-ordered frees (Note [GM epochs]): freeing device memory on the host right after
 // enqueuing a kernel that uses it is legal (PyTorch's caching allocator relies on it), also when
 // the block is allocated again for later work on the same stream; the kernel must run without a
-// use-after-free or out-of-bounds report, in the fast path and under memcheck. Memory freed
-// before the launch was enqueued is still a use after free. A host callback holds each stream
-// until the frees are done, so the order is the same in every run.
+// use-after-free or out-of-bounds report, in the fast path and under memcheck, and emptying the
+// cache meanwhile must not unmap memory the kernel still uses. Memory freed before the launch was
+// enqueued is still a use after free. A host callback holds each stream until the frees are done,
+// so the order is the same in every run.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "aicore/check/sanitizer.h"
+#include "aicore/runtime/device.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/launch.h"
 #include "aicore/runtime/stream.h"
@@ -117,6 +121,24 @@ TEST_F(StreamOrderedFreeTest, MemcheckAcceptsFreeAndReuseAfterEnqueue) {
   const auto reports = sanitizer.reports();
   EXPECT_TRUE(reports.empty()) << reports.front().ToString();
   aicore::rt::DeviceFree(q);
+}
+
+TEST_F(StreamOrderedFreeTest, EmptyCacheWaitsForTheKernelBeforeUnmapping) {
+  constexpr size_t kBytes = size_t{12} << 20;  // a large-pool segment of its own
+  void* p = aicore::rt::DeviceMalloc(kBytes, stream_);
+  Gate gate(stream_);
+  ASSERT_TRUE(Fill(p, 1024, 4.0f).ok());
+  aicore::rt::DeviceFree(p);
+  // The gate opens while EmptyCache waits (or before it starts: either order must pass). Unmapping
+  // first made the kernel write into unmapped memory: SIGSEGV.
+  std::thread opener([&gate] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    gate.Open();
+  });
+  aicore::rt::DeviceEmptyCache(aicore::rt::CurrentDevice());
+  opener.join();
+  const aicore::Status st = aicore::rt::StreamSynchronize(stream_);
+  EXPECT_TRUE(st.ok()) << st.ToString();
 }
 
 TEST_F(StreamOrderedFreeTest, FreeBeforeEnqueueIsStillAUseAfterFree) {

@@ -21,6 +21,7 @@
 #include "aicore/kernel/vector/engine.h"
 
 #if AICORE_ISA >= 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -334,8 +335,14 @@ inline constexpr bool kNativeHalf =
     op == VecOp::kAdd || op == VecOp::kSub || op == VecOp::kMul || op == VecOp::kDiv ||
     op == VecOp::kAdds || op == VecOp::kSubs || op == VecOp::kMuls || op == VecOp::kDivs;
 
+// CPUID leaf 7 subleaf 0, EDX bit 23 (Intel SDM vol. 2A, CPUID): AVX512-FP16. Read directly
+// because clang before 17 rejects __builtin_cpu_supports("avx512fp16"); the OS saves the ZMM
+// state, or the AVX-512 path would not have been chosen.
 bool HasAvx512Fp16() {
-  static const bool has = __builtin_cpu_supports("avx512fp16");
+  static const bool has = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0 && ((edx >> 23) & 1) != 0;
+  }();
   return has;
 }
 

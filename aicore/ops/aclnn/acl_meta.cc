@@ -39,6 +39,24 @@ std::string Dims(const int64_t* d, uint64_t n) {
   return s + "]";
 }
 
+// Stores the product of dims[0, n) (each >= 0) in `*count` and returns true, or returns false
+// when the product of the non-zero dims exceeds `limit`. Bounding the non-zero dims (not only the
+// product, which a zero dim makes 0) keeps every partial product of the dims, in any order and
+// with any subset, inside int64 for the code that computes them later (strides, row counts).
+bool CountElements(const int64_t* dims, uint64_t n, int64_t limit, int64_t* count) {
+  int64_t c = 1;
+  bool empty = false;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (dims[i] == 0) {
+      empty = true;
+    } else if (__builtin_mul_overflow(c, dims[i], &c) || c > limit) {
+      return false;
+    }
+  }
+  *count = empty ? 0 : c;
+  return true;
+}
+
 // Fills `t` from aclCreateTensor's arguments, or returns the reason they are invalid.
 std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, aclDataType dtype,
                      const int64_t* stride, int64_t offset, aclFormat format,
@@ -66,6 +84,19 @@ std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, ac
     }
   }
   if (offset < 0) return StrCat("offset ", offset, " is negative");
+  // Nothing is multiplied out unchecked: a storage or a view of more than INT64_MAX bytes cannot
+  // exist, and the view's last element is computed with overflow checks.
+  const int64_t limit = INT64_MAX / static_cast<int64_t>(AclDataTypeSize(dtype));
+  int64_t storage_elems = 0;
+  if (!CountElements(storage_dims, storage_n, limit, &storage_elems)) {
+    return StrCat("storageDims ", Dims(storage_dims, storage_n), " of ", AclDataTypeName(dtype),
+                  " hold more than ", INT64_MAX, " bytes (counting the non-zero dims)");
+  }
+  int64_t view_elems = 0;
+  if (!CountElements(view_dims, view_n, limit, &view_elems)) {
+    return StrCat("viewDims ", Dims(view_dims, view_n), " of ", AclDataTypeName(dtype),
+                  " hold more than ", INT64_MAX, " bytes (counting the non-zero dims)");
+  }
   t.view_dims.assign(view_dims, view_dims + view_n);
   t.strides.assign(view_n, 1);
   if (stride != nullptr) {
@@ -74,6 +105,7 @@ std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, ac
       t.strides[i] = stride[i];
     }
   } else {
+    // Suffix products of the dims: inside int64 by CountElements.
     for (uint64_t i = view_n; i-- > 1;) t.strides[i - 1] = t.strides[i] * view_dims[i];
   }
   t.storage_dims.assign(storage_dims, storage_dims + storage_n);
@@ -82,15 +114,19 @@ std::string Describe(aclTensor& t, const int64_t* view_dims, uint64_t view_n, ac
   t.format = format;
   t.data = data;
   // The view must stay inside the storage (an empty view touches nothing).
-  int64_t storage_elems = 1;
-  for (int64_t d : t.storage_dims) storage_elems *= d;
-  if (t.NumElements() > 0) {
+  if (view_elems > 0) {
     int64_t last = offset;
-    for (uint64_t i = 0; i < view_n; ++i) last += (view_dims[i] - 1) * t.strides[i];
-    if (last >= storage_elems) {
+    bool overflow = false;
+    for (uint64_t i = 0; i < view_n && !overflow; ++i) {
+      int64_t step = 0;
+      overflow = __builtin_mul_overflow(view_dims[i] - 1, t.strides[i], &step) ||
+                 __builtin_add_overflow(last, step, &last);
+    }
+    if (overflow || last >= storage_elems) {
       return StrCat("the view ", Dims(view_dims, view_n), " with strides ",
                     Dims(t.strides.data(), view_n), " and offset ", offset, " reaches element ",
-                    last, ", past the storage shape ", Dims(storage_dims, storage_n), " (",
+                    overflow ? std::string("beyond INT64_MAX") : std::to_string(last),
+                    ", past the storage shape ", Dims(storage_dims, storage_n), " (",
                     storage_elems, " elements)");
     }
   }

@@ -21,7 +21,8 @@
 //    expandable segments, > 1 MiB in the large pool and only for requests below max_split_size.
 //  - Free: a block recorded on other streams waits behind one completion marker per stream (see
 //    Note [Deferred frees]); otherwise it merges with free neighbours of its segment and returns to
-//    its pool. Memory is returned to the device only by GC, the OOM ladder and EmptyCache.
+//    its pool. Memory is returned to the device only by GC, the OOM ladder and EmptyCache, each
+//    after the work enqueued so far on every stream has run (Note [Stream-ordered frees]).
 //  - Expandable segments reserve address space per (stream, pool) and commit 2 MiB pages at the
 //    lowest hole that fits, merged with the free block before it; free pages are released again.
 //  - One recursive lock guards everything, so free-memory callbacks may call Free.
@@ -52,6 +53,15 @@ namespace aicore::memory {
 // markers complete; markers are polled in FIFO order per stream at the start of every Malloc and
 // waited for by EmptyCache and the OOM ladder. The stream implementation provides the markers
 // through CompletionSource.
+
+// Note [Stream-ordered frees]
+// A block freed on the host may still be used by work queued before the free on its own stream
+// (PyTorch programs free tensors right after enqueuing the kernels that use them); the pool may
+// hand it out again at once, because later work on that stream runs after the queued work. Memory
+// handed back to the device (unmapped), however, may be touched by nobody: like cudaFree, every
+// release first waits until the work enqueued so far on every stream has finished
+// (CompletionSource::WaitAll). aclrtMalloc blocks have no stream of their own, so a per-stream
+// wait would not be enough.
 
 namespace {
 
@@ -639,10 +649,17 @@ struct CachingAllocator::Impl {
 
   // ---- returning memory ----------------------------------------------------------------------
 
+  // Waits for the work that may still use freed memory, before memory goes back to the device
+  // (Note [Stream-ordered frees]).
+  void WaitForQueuedWork() {
+    if (completion != nullptr) completion->WaitAll();
+  }
+
   // Returns the whole segment of free, unsplit, non-expandable `block` to the device.
   void ReleaseBlock(Block* block) {
     Segment* seg = block->segment;
     BlockPool* pool = block->pool;
+    WaitForQueuedWork();
     pool->blocks.erase(block);
     backend.Unmap(seg->base, seg->size);
     reserved_total -= seg->size;
@@ -771,6 +788,7 @@ struct CachingAllocator::Impl {
   // Releases the pages [start, end) inside free block `b` of expandable `seg`; `b` becomes the
   // unmapped middle (merged with unmapped neighbours), with mapped free head/tail blocks around.
   void Unmap(Segment* seg, Block* b, char* start, char* end) {
+    WaitForQueuedWork();
     BlockPool* pool = b->pool;
     pool->blocks.erase(b);
     char* const b_end = b->ptr + b->size;

@@ -2,6 +2,8 @@
 #include "aicore/runtime/memory/completion.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace aicore::memory {
 
@@ -32,6 +34,17 @@ bool StreamSequenceTracker::Query(StreamId stream, uint64_t marker) {
 void StreamSequenceTracker::Wait(StreamId stream, uint64_t marker) {
   std::unique_lock<std::mutex> lock(mu_);
   retired_cv_.wait(lock, [&] { return streams_[stream].retired >= marker; });
+}
+
+void StreamSequenceTracker::WaitAll() {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<std::pair<StreamId, uint64_t>> pending;  // work submitted before this call
+  for (const auto& [stream, c] : streams_) {
+    if (c.retired < c.submitted) pending.emplace_back(stream, c.submitted);
+  }
+  for (const auto& [stream, marker] : pending) {
+    retired_cv_.wait(lock, [&] { return streams_[stream].retired >= marker; });
+  }
 }
 
 }  // namespace aicore::memory

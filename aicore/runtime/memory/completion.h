@@ -24,6 +24,9 @@ class CompletionSource {
   virtual bool Query(StreamId stream, uint64_t marker) = 0;
   // Blocks until the work before `marker` on `stream` has finished.
   virtual void Wait(StreamId stream, uint64_t marker) = 0;
+  // Blocks until the work enqueued so far on every stream has finished: the device-wide
+  // synchronisation that returning memory to the device implies (as cudaFree does).
+  virtual void WaitAll() = 0;
 };
 
 // A CompletionSource for in-order streams counted by sequence numbers: the stream calls Submit
@@ -39,6 +42,7 @@ class StreamSequenceTracker : public CompletionSource {
   uint64_t Record(StreamId stream) override;
   bool Query(StreamId stream, uint64_t marker) override;
   void Wait(StreamId stream, uint64_t marker) override;
+  void WaitAll() override;
 
  private:
   struct Counters {

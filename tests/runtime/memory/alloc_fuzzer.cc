@@ -25,6 +25,7 @@ class FuzzStreams : public CompletionSource {
   void Wait(StreamId s, uint64_t marker) override {
     if (retired_[s] < marker) retired_[s] = marker;
   }
+  void WaitAll() override { retired_ = submitted_; }
 
  private:
   std::map<StreamId, uint64_t> submitted_;
