@@ -77,8 +77,24 @@ void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const Rep
       const uint64_t byte = uint64_t{e} * op.esize;
       return (r * op.rep_stride + byte / 32 * op.blk_stride) * 32 + byte % 32 + op.esize;
     };
-    uint64_t end = end_of(repeat - 1, last_final);
-    if (repeat >= 2) end = std::max(end, end_of(repeat - 2, last_any));
+    // With blkStride 0 every DataBlock of a repeat lands on the first one, so the farthest byte
+    // is the active element with the highest offset inside its block, not the last element.
+    uint32_t far_any = last_any;
+    uint32_t far_final = last_final;
+    if (op.blk_stride == 0 && op.esize > 0 && op.esize <= 32) {
+      const uint32_t per_block = 32 / op.esize;
+      if (mask.counter) {
+        far_any = std::min(last_any, per_block - 1);
+        far_final = std::min(last_final, per_block - 1);
+      } else {
+        for (uint32_t e = 0; e < per_repeat; ++e) {
+          if (Active(mask, e) && e % per_block > far_any % per_block) far_any = e;
+        }
+        far_final = far_any;
+      }
+    }
+    uint64_t end = end_of(repeat - 1, far_final);
+    if (repeat >= 2) end = std::max(end, end_of(repeat - 2, far_any));
     if (end > op.bytes) {
       Fail(StatusCode::kOutOfRange, api, loc, kRoles[k], ": ", repeat,
            " repeats with blkStride ", op.blk_stride, " and repStride ", op.rep_stride,

@@ -125,6 +125,14 @@ TEST(ElementwiseErrors, ContinuousMaskOutOfRange) {
 }
 
 TEST(ElementwiseErrors, StridesOverrunTheTensor) {
+  // Regression (level0_fuzzer): with blkStride 0 the farthest byte is the active element with the
+  // highest offset in its DataBlock (element 7 of 9 floats here), not the last element.
+  ExpectError(
+      [](UbArena& ub) {
+        auto a = ub.Get<float>(256), b = ub.Get<float>(4);
+        AscendC::Abs(a, b, uint64_t{9}, 1, UnaryRepeatParams(1, 0, 8, 8));
+      },
+      "blkStride 0 and repStride 8 reach byte 32 but the tensor holds 16 bytes");
   ExpectError(
       [](UbArena& ub) {
         auto a = ub.Get<half>(1024), b = ub.Get<half>(512);
