@@ -270,6 +270,11 @@ Status StartBlock(Launch& L, const CoreIdentity& id, std::unique_ptr<BlockState>
   }
 }
 
+// Call with L.mu held: an aborting launch cancels a waiting block unless its `hold` keeps it.
+bool CancelledByAbort(Launch& L, const std::function<bool(LaunchShared&)>& hold) {
+  return L.aborting && !(hold && hold(L.shared));
+}
+
 std::string DeadlockReport(Launch& L) {
   std::vector<std::pair<std::string, std::string>> lines;
   for (BlockState* b : L.blocked) lines.emplace_back(b->core->Name(), b->describe(L.shared));
@@ -304,7 +309,7 @@ void Worker(Launch& L, int worker_index) {
             ++scan_pos;
             continue;
           }
-          const bool cancel = L.aborting && !(b->hold && b->hold(L.shared));
+          const bool cancel = CancelledByAbort(L, b->hold);
           if (cancel || b->ready(L.shared)) {
             b->cancelled = L.aborting && !b->ready(L.shared);
             AICORE_LOG(kDebug) << "worker " << worker_index
@@ -542,13 +547,12 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
     if (ready(L->shared)) return;
     // A launch that is already aborting cancels the block now: a worker skips fibers whose
     // checked_epoch is current, so one suspended here would wait for an epoch that never comes.
-    if (L->aborting && !(hold && hold(L->shared))) b->cancelled = true;
+    if (CancelledByAbort(*L, hold)) throw BlockCancelled{};
     b->checked_epoch = L->epoch;
     b->ready = ready;
     b->describe = describe;
     b->hold = hold;
   }
-  if (b->cancelled) throw BlockCancelled{};
   Fiber::Suspend();
   // The worker resumes us on the same thread; restore what it cleared.
   if (b->cancelled) throw BlockCancelled{};
