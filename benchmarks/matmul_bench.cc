@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "aicore/core/dtype.h"
-#include "aicore/kernel/cube/matmul.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/runtime/gm.h"
 #include "tiling/tiling_api.h"
 #include "aicore/runtime/launch.h"

@@ -88,7 +88,7 @@ TEST(GeneratorTest, WritesEntryPointsAndKernelStructs) {
                    "  GenInner inner;\n  AscendC::tiling::TCubeTiling cube;\n"),
             std::string::npos) << k;
   EXPECT_NE(k.find("static_assert(offsetof(GenTiling, cube) == 24);"), std::string::npos) << k;
-  EXPECT_NE(k.find("#include \"aicore/kernel/cube/matmul_tiling_data.h\""), std::string::npos);
+  EXPECT_NE(k.find("#include \"aicore/kernel/lib/matmul/matmul_tiling_data.h\""), std::string::npos);
   // A high-level API's tiling struct is the kernel's POD, declared by its own header.
   EXPECT_NE(k.find("  AscendC::tiling::SoftMaxTiling softmax;\n"), std::string::npos) << k;
   EXPECT_NE(k.find("#include \"aicore/kernel/lib/activation/softmax_utils.h\""),

@@ -1,5 +1,5 @@
 // The Matmul's L1 pipeline as the timing model sees it (Note [Matmul L1 pipeline] in
-// aicore/kernel/cube/matmul.h): with two L1 buffers per operand, MTE2 copies the next panel
+// aicore/kernel/lib/matmul/matmul.h): with two L1 buffers per operand, MTE2 copies the next panel
 // while MTE1 loads from the current one; with one buffer (depth 1) they take turns. Either way
 // every panel is copied exactly once per use and C is right.
 #include <gtest/gtest.h>

@@ -14,7 +14,7 @@
 
 #include "aicore/core/cpu.h"
 #include "aicore/core/log.h"
-#include "aicore/kernel/cube/matmul.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/runtime/device.h"
 #include "aicore/runtime/memory/device_memory.h"
 #include "aicore/sim/scheduler.h"

@@ -23,7 +23,7 @@
 #include <string>
 #include <tuple>
 
-#include "aicore/kernel/cube/matmul.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/runtime/stream.h"
 #include "aicore/runtime/tiling/matmul_tiling.h"

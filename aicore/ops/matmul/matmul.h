@@ -1,7 +1,7 @@
 // The matmul family: Matmul (torch.matmul semantics: 1-D operands, batch broadcasting), Mm
 // (2-D), BatchMatMul (3-D, batch 1 broadcasts) and Addmm (beta * self + alpha * mat1 @ mat2) on
 // fp32, fp16 and bf16 views, computed by a cube kernel over AscendC's Matmul object with fp32
-// accumulation in L0C (aicore/kernel/cube/matmul.h). Operands whose 2-D slices have one unit
+// accumulation in L0C (aicore/kernel/lib/matmul/matmul.h). Operands whose 2-D slices have one unit
 // stride (row-major or transposed, a pitch up to 65535) are read in place, batch strides and
 // batch broadcasting included; other views and dtype changes are staged (Note [Staging]).
 #pragma once
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "aicore/kernel/cube/matmul_tiling_data.h"
+#include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
 #include "aicore/ops/framework/operator.h"
 
 namespace aicore::ops {

@@ -175,7 +175,7 @@ void WriteAclnn(const ::ops::OpDef& op, const std::string& task_type, const fs::
 // The kernel type of a nested struct that is not a macro class.
 std::string KernelStructType(const std::string& type, std::set<std::string>& includes) {
   if (type == "TCubeTiling" || type == "optiling::TCubeTiling") {
-    includes.insert("aicore/kernel/cube/matmul_tiling_data.h");
+    includes.insert("aicore/kernel/lib/matmul/matmul_tiling_data.h");
     return "AscendC::tiling::TCubeTiling";
   }
   return type;

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <string>
 
-#include "aicore/kernel/cube/matmul_tiling_data.h"
-#include "aicore/kernel/cube/matmul_type.h"
+#include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
+#include "aicore/kernel/lib/matmul/matmul_type.h"
 #include "aicore/kernel/types.h"
 #include "aicore/runtime/tiling/platform_ascendc.h"
 

@@ -4,6 +4,6 @@
 // LayerNormGradTiling, LayerNormGradBetaTiling).
 #pragma once
 
-#include "aicore/kernel/cube/matmul_tiling_data.h"
+#include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
 #include "aicore/kernel/lib/activation/softmax_utils.h"
 #include "aicore/kernel/lib/normalization/norm_utils.h"

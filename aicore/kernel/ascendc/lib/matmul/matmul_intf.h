@@ -3,4 +3,4 @@
 #pragma once
 
 #include "aicore/kernel/ascendc/kernel_operator.h"
-#include "aicore/kernel/cube/matmul.h"
+#include "aicore/kernel/lib/matmul/matmul.h"

@@ -1,7 +1,7 @@
 // Non-template parts of the Matmul API: the tiling check run by Init and the per-core system
 // workspace pointer.
 
-#include "aicore/kernel/cube/matmul.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
 
 #include <atomic>
 #include <cstdlib>

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "aicore/kernel/cube/matmul_tiling_data.h"
+#include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
 #include "aicore/kernel/detail/check.h"
 
 namespace AscendC::detail {

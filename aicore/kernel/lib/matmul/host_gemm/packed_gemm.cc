@@ -1,5 +1,5 @@
 // Run-time availability of the packed GEMM (AVX-512 only, see Note [Packed GEMM]).
-#include "aicore/kernel/cube/packed_gemm.h"
+#include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 
 #include "aicore/core/cpu.h"
 #include "aicore/core/status.h"

@@ -12,7 +12,7 @@
 //   back to the waiting client. Requests and replies are recorded in the funnel as cross-core
 //   flags so the timing model sees the AIV -> AIC -> AIV dependencies.
 
-#include "aicore/kernel/cube/matmul_server.h"
+#include "aicore/kernel/lib/matmul/matmul_server.h"
 
 #include <atomic>
 #include <deque>

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "aicore/core/dtype.h"
-#include "aicore/kernel/cube/packed_gemm.h"
+#include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 #include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/cube/tile_asm.h"
 
