@@ -49,6 +49,13 @@ void CleanBody(float* x, float* y, uint32_t n) {
   DataCopy(gy, out, n);
 }
 
+// Asks for more UB than any chip has: the launch fails with the kernel's error.
+void OversizedBody(float* /*x*/, float* /*y*/, uint32_t /*n*/) {
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> buf;
+  pipe.InitBuffer(buf, 64u << 20);
+}
+
 int Run(const char* name, void (*body)(float*, float*, uint32_t), float* x, float* y,
         uint32_t n) {
   if (n == 0 || n % 8 != 0 || n > 4096) return -1;
@@ -62,6 +69,9 @@ int Run(const char* name, void (*body)(float*, float*, uint32_t), float* x, floa
 // Each returns 0 when the launch succeeded, 1 when it failed, -1 for a bad n.
 extern "C" int aicore_test_missing_flag(float* x, float* y, uint32_t n) {
   return Run("test_missing_flag", MissingFlagBody, x, y, n);
+}
+extern "C" int aicore_test_oversized(float* x, float* y, uint32_t n) {
+  return Run("test_oversized", OversizedBody, x, y, n);
 }
 extern "C" int aicore_test_clean(float* x, float* y, uint32_t n) {
   return Run("test_clean", CleanBody, x, y, n);
