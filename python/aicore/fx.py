@@ -187,19 +187,53 @@ def _number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# The scale factor 1/sqrt(E) written with the traced head dim E (q.shape[-1] ** -0.5): SDPA's
+# default scale, given as scale=None. The tensor E comes from is kept to check it is q or k.
+class _HeadDimScale:
+    def __init__(self, source):
+        self.source = source
+
+
+def _head_dim_source(node):
+    """t when `node` is t.shape[-1], t.size(-1) or t.size()[-1], else None."""
+    if _is_method(node, "size") and len(node.args) == 2 and node.args[1] == -1:
+        return node.args[0]
+    if _is_fn(node, operator.getitem) and node.args[1] == -1:
+        base = node.args[0]
+        if _is_fn(base, getattr) and base.args[1] == "shape":
+            return base.args[0]
+        if _is_method(base, "size") and len(base.args) == 1:
+            return base.args[0]
+    return None
+
+
+def _inverse_sqrt_head_dim(value, inverse):
+    """_HeadDimScale when `value` is E ** -0.5 (`inverse`: E ** 0.5), else None."""
+    if not _is_fn(value, operator.pow) or value.args[1] != (0.5 if inverse else -0.5):
+        return None
+    source = _head_dim_source(value.args[0])
+    return _HeadDimScale(source) if source is not None else None
+
+
 def _scaled(node):
-    """(inner, factor) when `node` multiplies or divides by a Python number, else None."""
+    """(inner, factor) when `node` multiplies or divides by a Python number (or by the traced
+    head dim's 1/sqrt: factor is a _HeadDimScale), else None."""
     if _is_fn(node, operator.mul, torch.mul) or _is_method(node, "mul"):
         a, b = node.args[0], node.args[1]
-        if _number(b) and isinstance(a, torch.fx.Node):
-            return a, float(b)
-        if _number(a) and isinstance(b, torch.fx.Node):
-            return b, float(a)
+        for x, c in ((a, b), (b, a)):
+            if _number(c) and isinstance(x, torch.fx.Node):
+                return x, float(c)
+            head = _inverse_sqrt_head_dim(c, inverse=False)
+            if head is not None and isinstance(x, torch.fx.Node):
+                return x, head
         raise _Reject("the scores are scaled by a tensor or a runtime value, not a number")
     if _is_fn(node, operator.truediv, torch.div) or _is_method(node, "div"):
         a, b = node.args[0], node.args[1]
         if _number(b) and b != 0 and isinstance(a, torch.fx.Node) and not node.kwargs:
             return a, 1.0 / float(b)
+        head = _inverse_sqrt_head_dim(b, inverse=True)
+        if head is not None and isinstance(a, torch.fx.Node) and not node.kwargs:
+            return a, head
         raise _Reject("the scores are divided by a tensor or a runtime value, not a number")
     return None
 
@@ -311,9 +345,25 @@ def _parse_attention(g, out):
     if qs is not None:
         chain.append(q)
         q, factor = qs
-        scale *= factor
+        scale = _combine(scale, factor)
+    if isinstance(scale, _HeadDimScale):
+        if scale.source is not q and scale.source is not k:
+            raise _Reject("the scale is 1/sqrt of the last dim of a tensor other than q or k")
+        scale = None  # SDPA's default, 1/sqrt(E)
     dead = [out, probs, softmax_node] + chain
     return q, k, v, mask, masked_fill, scale, dead
+
+
+def _combine(a, b):
+    """The product of two scale factors (floats or one _HeadDimScale)."""
+    if isinstance(a, _HeadDimScale) or isinstance(b, _HeadDimScale):
+        if isinstance(a, _HeadDimScale) and isinstance(b, _HeadDimScale):
+            raise _Reject("the scores are scaled by 1/sqrt(E) twice")
+        head, other = (a, b) if isinstance(a, _HeadDimScale) else (b, a)
+        if other != 1.0:
+            raise _Reject("the scores are scaled by 1/sqrt(E) and by a number")
+        return head
+    return a * b
 
 
 def _leads_to_scores(node):
@@ -353,7 +403,8 @@ def _fuse_attention(g):
         node.replace_all_uses_with(new)
         _erase_dead(g, dead)
         g.report.add_fused("attention", node, "aicore.scaled_dot_product_attention",
-                           f"scale={scale:.6g}" + (", mask" if mask is not None else ""))
+                           ("scale=1/sqrt(E)" if scale is None else f"scale={scale:.6g}")
+                           + (", mask" if mask is not None else ""))
 
 
 # ---------------------------------------------------------------------------------------------

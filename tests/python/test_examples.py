@@ -1,0 +1,24 @@
+"""Runs examples/pytorch/*.py, each in its own interpreter, as the docs tell users to: each checks
+its own result and exits non-zero when it is wrong."""
+
+import os
+import subprocess
+import sys
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "pytorch")
+
+
+def run(name, *args):
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), *args],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=240)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def test_tiny_transformer_matches_the_cpu_run():
+    out = run("tiny_transformer.py", "--steps", "20")
+    assert "loss curve matches the CPU run" in out, out
+    assert "step time (median): aicore device" in out
+    assert "aicore.fx.optimize:" in out and "rms_norm" in out
+    assert len([line for line in out.splitlines() if line[:4].strip().isdigit()]) == 20
