@@ -14,7 +14,7 @@ import aicore
 
 @pytest.fixture(scope="module")
 def kernels():
-    path = os.environ.get("AICORE_TEST_KERNELS")
+    path = os.environ.get("TEST_AICORE_KERNELS")
     if not path or not os.path.exists(path):
         pytest.skip("the test kernel library is not built (target aicore_python_test_kernels)")
     lib = ctypes.CDLL(path)
