@@ -23,7 +23,9 @@ class profile:
       gm_read_bytes, gm_write_bytes, flops, corner, binding_pipe, ...);
     - ``prof.table``: one dict per kernel name (kernel, launches, total_us, mean_us, share,
       gm_bytes), the largest total first; ``prof.total_us``: their sum;
-    - ``prof.text``: the printed table; ``prof.wall_s``: the block's host time.
+    - ``prof.text``: the printed table; ``prof.wall_s``: the block's host time, of which
+      ``prof.host_kernel_ms`` ran aicore kernels on the CPU (each launch's ``host_ms``, begin to
+      end); the rest is Python, the dispatcher, the CPU fallback and copies.
 
     ``chip`` is a preset name or a chip JSON file (None: each launch's own chip, AICORE_CHIP).
     The kernels still run on their own chip; only the model uses ``chip``. An unknown chip raises
@@ -41,6 +43,7 @@ class profile:
         self.total_us = 0.0
         self.text = ""
         self.wall_s = 0.0
+        self.host_kernel_ms = 0.0
         self._profiler = _C.Profiler(chip or "")  # validates the chip now
 
     def __enter__(self):
@@ -74,9 +77,10 @@ class profile:
         for r in self.launches:
             row = by_kernel.setdefault(r["kernel"], {
                 "kernel": r["kernel"], "launches": 0, "total_us": 0.0, "gm_bytes": 0,
-                "corner": r["corner"]})
+                "host_ms": 0.0, "corner": r["corner"]})
             row["launches"] += 1
             row["total_us"] += r["kernel_us"]
+            row["host_ms"] += r["host_ms"]
             row["gm_bytes"] += r["gm_read_bytes"] + r["gm_write_bytes"]
         self.total_us = sum(row["total_us"] for row in by_kernel.values())
         self.table = sorted(by_kernel.values(), key=lambda row: -row["total_us"])
@@ -91,12 +95,18 @@ class profile:
         if self.table:
             width = max(6, max(len(row["kernel"]) for row in self.table))
             lines.append(f"{'kernel':<{width}}  launches  total_us    mean_us   share  "
-                         "GM_MiB  corner")
+                         "GM_MiB  host_ms  corner")
             for row in self.table:
                 lines.append(f"{row['kernel']:<{width}}  {row['launches']:8d}  "
                              f"{row['total_us']:8.3f}  {row['mean_us']:9.3f}  "
                              f"{100 * row['share']:5.1f}%  {row['gm_bytes'] / 2**20:6.2f}  "
-                             f"{row['corner']}")
+                             f"{row['host_ms']:7.2f}  {row['corner']}")
+        self.host_kernel_ms = sum(r["host_ms"] for r in self.launches)
+        wall_ms = 1e3 * self.wall_s
+        lines.append(f"host: {wall_ms:.2f} ms in the block, {self.host_kernel_ms:.2f} ms of it "
+                     "running aicore kernels on the CPU, "
+                     f"{max(0.0, wall_ms - self.host_kernel_ms):.2f} ms elsewhere (Python, "
+                     "dispatch, CPU fallback, copies)")
         self.text = "\n".join(lines)
 
     def __repr__(self):

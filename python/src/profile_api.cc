@@ -6,10 +6,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "aicore/arch/chip.h"
 #include "aicore/check/report.h"
@@ -17,12 +20,42 @@
 #include "aicore/core/status.h"
 #include "aicore/perf/profiler.h"
 #include "aicore/runtime/launch.h"
+#include "aicore/sim/funnel.h"
 
 namespace py = pybind11;
 
 namespace aicore::python {
 
 namespace {
+
+// Host wall time of each launch, from its begin to its end (the CPU's time running the kernel's
+// blocks), in launch order. Launches run one at a time, so begin and end pair up.
+class LaunchTimer : public sim::Observer {
+ public:
+  void OnInstr(sim::Core& /*core*/, const sim::Instr& /*instr*/) override {}
+  void OnLaunchBegin(const char* /*kernel*/, uint32_t /*block_dim*/) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    begin_ = std::chrono::steady_clock::now();
+  }
+  void OnLaunchEnd(const char* /*kernel*/) override {
+    const auto end = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(mu_);
+    ms_.push_back(std::chrono::duration<double, std::milli>(end - begin_).count());
+  }
+  std::vector<double> ms() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ms_;
+  }
+  void Clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ms_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::chrono::steady_clock::time_point begin_;
+  std::vector<double> ms_;
+};
 
 // A Profiler that records while attached; `chip` empty replays each launch on its own chip.
 class PyProfiler {
@@ -36,10 +69,23 @@ class PyProfiler {
     }
   }
 
-  void Attach() { profiler_->Attach(); }
-  void Detach() { profiler_->Detach(); }
+  ~PyProfiler() { Detach(); }
+
+  void Attach() {
+    if (profiler_->attached()) return;
+    sim::AttachObserver(&timer_);
+    profiler_->Attach();
+  }
+  void Detach() {
+    if (!profiler_->attached()) return;
+    profiler_->Detach();
+    sim::DetachObserver(&timer_);
+  }
   bool attached() const { return profiler_->attached(); }
-  void Clear() { profiler_->Clear(); }
+  void Clear() {
+    profiler_->Clear();
+    timer_.Clear();
+  }
   size_t Launches() const { return profiler_->recorder().launches().size(); }
 
   // One dict per recorded launch, in launch order (the replay runs without the GIL).
@@ -49,9 +95,15 @@ class PyProfiler {
       py::gil_scoped_release release;
       results = &profiler_->Results();
     }
+    // The timer is attached before the recorder and detached after it, so it saw every recorded
+    // launch; a launch that began before the recorder was attached is the timer's extra first.
+    const std::vector<double> host_ms = timer_.ms();
+    const size_t skip = host_ms.size() >= results->size() ? host_ms.size() - results->size() : 0;
     py::list out;
-    for (const perf::LaunchResult& r : *results) {
+    for (size_t i = 0; i < results->size(); ++i) {
+      const perf::LaunchResult& r = (*results)[i];
       py::dict d;
+      d["host_ms"] = skip + i < host_ms.size() ? host_ms[skip + i] : 0.0;
       d["kernel"] = r.kernel;
       d["chip"] = r.chip;
       d["block_dim"] = r.block_dim;
@@ -83,6 +135,7 @@ class PyProfiler {
 
  private:
   std::unique_ptr<perf::Profiler> profiler_;
+  LaunchTimer timer_;
 };
 
 // A Sanitizer attached from construction until Close() (or destruction), plus the count of

@@ -46,6 +46,8 @@ def test_profile_tables_every_kernel_launched_inside(tmp_path, capsys):
     assert kernels.count(kernels[0]) == 2 and "softmax" in kernels[0]
     assert any("layer_norm" in k for k in kernels) and any("gelu" in k for k in kernels)
     assert all(r["chip"] == "ascend910b1" and r["kernel_us"] > 0 for r in prof.launches)
+    assert all(r["host_ms"] > 0 for r in prof.launches)  # each launch's begin-to-end host time
+    assert prof.host_kernel_ms <= 1e3 * prof.wall_s
     rows = {row["kernel"]: row for row in prof.table}
     assert rows[kernels[0]]["launches"] == 2
     assert abs(sum(row["share"] for row in prof.table) - 1) < 1e-9
