@@ -5,6 +5,10 @@ import os
 import subprocess
 import sys
 
+import torch
+
+import aicore  # noqa: F401  (registers torch.ops.aicore)
+
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                         "pytorch")
 
@@ -22,3 +26,10 @@ def test_tiny_transformer_matches_the_cpu_run():
     assert "step time (median): aicore device" in out
     assert "aicore.fx.optimize:" in out and "rms_norm" in out
     assert len([line for line in out.splitlines() if line[:4].strip().isdigit()]) == 20
+    for op, pattern in (("scaled_dot_product_attention", "attention"),
+                        ("linear", "linear+bias+gelu")):
+        try:
+            getattr(torch.ops.aicore, op)
+        except (AttributeError, RuntimeError):
+            continue  # a build without the op: the pattern is reported as not fused
+        assert f"fused      {pattern} " in out, out
