@@ -177,7 +177,7 @@ class check:
         return False
 
     def _message(self):
-        kernels = sorted({r["kernel"] for r in self.reports})
+        kernels = sorted({r["kernel"] for r in self.reports if r["kernel"]})
         parts = [f"aicore.check ({self.tools}): {len(self.reports)} defect(s)"
                  + (f" in kernel(s) {', '.join(kernels)}" if kernels else "")
                  + (f", {self.failed_launches} failed launch(es)" if self.failed_launches

@@ -144,3 +144,17 @@ def test_check_counts_a_failed_launch_the_block_swallowed(kernels):
     with pytest.raises(aicore.DefectError, match="1 failed launch"):
         with aicore.check():
             assert kernels.aicore_test_oversized(x.data_ptr(), x.data_ptr(), 8) == 1  # ignored
+
+
+def test_check_leaks_reports_device_memory_still_live():
+    dev = aicore.device(0)
+    with aicore.check(leaks=True):  # freed inside: no leak
+        t = torch.ones(1000, device=dev)
+        del t
+    with pytest.raises(aicore.DefectError, match="GM leak") as info:
+        with aicore.check(leaks=True):
+            kept = torch.ones(1000, device=dev)
+    assert info.value.reports[0]["kind"] == "GM leak"
+    with aicore.check():  # leaks=False: tensors outliving the block are fine
+        kept2 = torch.ones(1000, device=dev)
+    del kept, kept2
