@@ -154,9 +154,9 @@ def _matmul_operands(node):
     return None
 
 
-def _softmax_input(g, node):
+def _softmax_input(g, node, rank=None):
     """The input of a softmax over the last dim (no dtype), else None; raises _Reject for a
-    softmax of another form."""
+    softmax of another form. `rank`: the input's rank when the caller knows it (bmm: 3)."""
     if _is_fn(node, torch.softmax, F.softmax) or _is_method(node, "softmax"):
         x, dim = node.args[0], _arg(node, 1, "dim")
         dtype = _arg(node, 3 if _is_fn(node, F.softmax) else 2, "dtype")
@@ -166,7 +166,7 @@ def _softmax_input(g, node):
         return None
     if dtype is not None:
         raise _Reject(f"the softmax converts to {dtype}")
-    if not _is_last_dim(dim, x):
+    if not (_is_last_dim(dim, x) or (rank is not None and dim == rank - 1)):
         raise _Reject(f"the softmax is over dim {dim}, not the last dim")
     return x
 
@@ -290,7 +290,7 @@ def _parse_attention(g, out):
         inner, p = drop
     if not isinstance(inner, torch.fx.Node):
         return None
-    scores = _softmax_input(g, inner)
+    scores = _softmax_input(g, inner, rank=3 if is_bmm else None)
     if scores is None:
         return None
     softmax_node = inner
@@ -466,7 +466,7 @@ def _fuse_linear(g):
         g.graph.erase_node(anchor)
         if anchor is not node:
             g.graph.erase_node(node)
-        g.report.add_fused("linear" + (f"+bias" if b is not None else "")
+        g.report.add_fused("linear" + ("+bias" if b is not None else "")
                            + (f"+{act}" if act_node is not None else ""), node, "aicore.linear",
                            f"activation={act}")
 

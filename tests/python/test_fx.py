@@ -67,9 +67,9 @@ class TorchMatmulAttention(nn.Module):  # torch.matmul, / math.sqrt(d), F.softma
         return torch.matmul(F.softmax(scores, dim=-1), v)
 
 
-class BmmAttention(nn.Module):  # torch.bmm on 3-d, transpose(1, 2), Tensor.softmax, scale on q
+class BmmAttention(nn.Module):  # torch.bmm on 3-d, transpose(1, 2), softmax(2), scale on q
     def forward(self, q, k, v):
-        return torch.bmm((q * 0.125).bmm(k.transpose(1, 2)).softmax(-1), v)
+        return torch.bmm((q * 0.125).bmm(k.transpose(1, 2)).softmax(2), v)
 
 
 class MaskedAttention(nn.Module):  # additive float mask, nn.Softmax, dropout in eval
