@@ -4,6 +4,7 @@ own operators from the same initial weights and batches. The two loss curves mus
 tolerance; the script prints both, the fusion report and the step time of each run.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/pytorch/tiny_transformer.py [--steps 20]
+        [--check] [--profile DIR [--chip ascend910b1]]
 
 Exit status 0 when the curves agree and the loss fell, 1 otherwise (the test python.examples runs
 it, docs/pytorch.md "The tiny transformer").
@@ -121,6 +122,11 @@ def main():
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--tolerance", type=float, default=2e-3,
                         help="the largest |device loss - CPU loss| allowed at any step")
+    parser.add_argument("--check", action="store_true",
+                        help="run one more forward under aicore.check (the sanitizer)")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="profile one more forward with aicore.profile, reports in DIR")
+    parser.add_argument("--chip", default="ascend910b1", help="the chip --profile models")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads for both runs (0: torch's default)")
     args = parser.parse_args()
@@ -147,6 +153,14 @@ def main():
                                                                            cpu_times)
     print(f"step time (median): aicore device {dev_ms:.1f} ms, CPU torch {cpu_ms:.1f} ms "
           f"(aicore/CPU = {dev_ms / cpu_ms:.1f}x)")
+    tokens = next(batches(1))[0].to(dev)
+    if args.check:
+        with torch.no_grad(), aicore.check():  # raises aicore.DefectError on a defect
+            fast(tokens)
+        print("aicore.check: no defects in one forward")
+    if args.profile:
+        with torch.no_grad(), aicore.profile(chip=args.chip, out=args.profile):
+            fast(tokens)
     fell = dev_losses[-1] < dev_losses[0]
     ok = worst <= args.tolerance and fell
     print(f"loss curve {'matches' if ok else 'DOES NOT match'} the CPU run: largest difference "

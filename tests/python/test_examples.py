@@ -20,8 +20,12 @@ def run(name, *args):
     return r.stdout
 
 
-def test_tiny_transformer_matches_the_cpu_run():
-    out = run("tiny_transformer.py", "--steps", "20")
+def test_tiny_transformer_matches_the_cpu_run(tmp_path):
+    out = run("tiny_transformer.py", "--steps", "20", "--check", "--profile",
+              str(tmp_path / "prof"))
+    assert "aicore.check: no defects in one forward" in out
+    assert "launches modeled on ascend910b1" in out
+    assert (tmp_path / "prof" / "report.html").exists()
     assert "loss curve matches the CPU run" in out, out
     assert "step time (median): aicore device" in out
     assert "aicore.fx.optimize:" in out and "rms_norm" in out
