@@ -28,7 +28,6 @@ prints what was fused and what was not, and why; the report is always kept as
 that path is untested here.
 """
 
-import math
 import operator
 
 import torch
@@ -246,7 +245,8 @@ def _transposed_last_two(node, is_bmm):
         if dims == {-2, -1} or (is_bmm and dims == {1, 2}):
             return k
         rank = _rank(k)
-        if rank is not None and {d % rank for d in dims} == {rank - 2, rank - 1}:
+        if rank is not None and all(isinstance(d, int) for d in dims) and \
+                {d % rank for d in dims} == {rank - 2, rank - 1}:
             return k
         raise _Reject(f"the key is transposed over dims ({d0}, {d1}), not known to be the last "
                       "two (pass example_inputs to optimize to give the ranks)")
@@ -278,8 +278,9 @@ def _single_user(node):
 
 def _parse_attention(g, out):
     """Matches `out` = matmul(softmax(scores), v). Returns None when `out` is not an attention
-    candidate at all, else (q, k, v, mask, mask_is_keep_bool, masked_fill_mask, scale), or raises
-    _Reject naming why it cannot be fused."""
+    candidate at all, else (q, k, v, additive mask or None, masked_fill mask or None, scale or
+    None for 1/sqrt(E), the nodes the fused op replaces), or raises _Reject naming why it cannot
+    be fused."""
     mm = _matmul_operands(out)
     if mm is None:
         return None
@@ -315,10 +316,12 @@ def _parse_attention(g, out):
             x, mask = b, a
         else:
             raise _Reject("no q @ k^T before the softmax")
+        if not isinstance(mask, torch.fx.Node):
+            raise _Reject(f"the scores are shifted by {mask!r}, not by a mask tensor")
         chain.append(scores)
     elif _is_method(x, "masked_fill") or _is_fn(x, torch.masked_fill):
         src, m, value = x.args[0], _arg(x, 1, "mask"), _arg(x, 2, "value")
-        if not (_number(value) and (math.isinf(value) and value < 0 or value <= -1e4)):
+        if not (_number(value) and value <= -1e4):
             raise _Reject(f"masked_fill with {value!r} (fused only for -inf or values <= -1e4, "
                           "which softmax turns into 0)")
         masked_fill = m

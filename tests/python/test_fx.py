@@ -141,6 +141,13 @@ def test_attention_that_cannot_be_fused_says_why():
         def forward(self, q, k, v):
             return torch.softmax(q @ k.transpose(2, 3), -1) @ v
 
+    class ShiftedByANumber(nn.Module):
+        def forward(self, q, k, v):
+            return torch.softmax(q @ k.transpose(-2, -1) + 1.0, -1) @ v
+
+    _, report = optimized(ShiftedByANumber(), *[rand(5, 8, seed=i) for i in range(3)])
+    assert "shifted by 1.0, not by a mask tensor" in reasons(report)
+
     qkv = [rand(1, 2, 5, 8, seed=i) for i in range(3)]
     _, report = optimized(PositiveDims(), *qkv)
     assert "example_inputs" in reasons(report)
