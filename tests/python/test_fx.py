@@ -323,3 +323,13 @@ def test_on_the_aicore_device():
 def test_torch_compile_backend_is_registered_only_where_torch_has_it():
     assert aicore.fx.compile_backend_registered == (hasattr(torch, "compile") and
                                                     hasattr(torch, "_dynamo"))
+
+
+def test_the_optimized_module_can_be_scripted():
+    model = nn.Sequential(nn.LayerNorm(24), nn.GELU(), HfRMSNorm(24))
+    fast = aicore.fx.optimize(model)
+    assert fused(fast.aicore_fusion_report) == ["gelu", "layer_norm", "rms_norm"]
+    scripted = torch.jit.script(fast)
+    x = rand(4, 24)
+    with torch.no_grad():
+        torch.testing.assert_close(scripted(x), model(x), atol=1e-5, rtol=1e-5)
