@@ -21,6 +21,8 @@ def load(path):
     if not _registered():
         torch.ops.load_library(path)
     _register_device_module()
+    from aicore import _serialization
+    _serialization.install()
 
 
 def _register_device_module():

@@ -81,4 +81,98 @@ void RunUnary(const char* op, UnaryKind kind, const View& self, const View& out)
   Finish(op, ops::Run(a));
 }
 
+void RunMatmul(const char* op, const View& self, const View& other, const View& out) {
+  ops::MatmulArgs a;
+  a.kind = ops::MatmulKind::kMatmul;
+  a.op = op;
+  a.self = Ref(self);
+  a.mat2 = Ref(other);
+  a.out = Ref(out);
+  Finish(op, ops::Run(a));
+}
+
+void RunAddmm(const char* op, const View& self, const View& mat1, const View& mat2, double beta,
+              double alpha, const View& out) {
+  ops::MatmulArgs a;
+  a.kind = ops::MatmulKind::kAddmm;
+  a.op = op;
+  a.self = Ref(self);
+  a.mat1 = Ref(mat1);
+  a.mat2 = Ref(mat2);
+  a.beta = beta;
+  a.alpha = alpha;
+  a.out = Ref(out);
+  Finish(op, ops::Run(a));
+}
+
+namespace {
+
+ops::ElementwiseArgs Binary(ops::ElementwiseKind kind, const char* op, const View& self,
+                            const View& out) {
+  ops::ElementwiseArgs a;
+  a.kind = kind;
+  a.op = op;
+  a.self = Ref(self);
+  a.out = Ref(out);
+  return a;
+}
+
+}  // namespace
+
+void RunAdd(const char* op, const View& self, const View& other, double alpha, const View& out) {
+  ops::ElementwiseArgs a = Binary(ops::ElementwiseKind::kAdd, op, self, out);
+  a.other = Ref(other);
+  a.alpha = alpha;
+  Finish(op, ops::Run(a));
+}
+
+void RunAddScalar(const char* op, const View& self, double scalar, double alpha, const View& out) {
+  ops::ElementwiseArgs a = Binary(ops::ElementwiseKind::kAdds, op, self, out);
+  a.scalar = scalar;
+  a.alpha = alpha;
+  Finish(op, ops::Run(a));
+}
+
+void RunMul(const char* op, const View& self, const View& other, const View& out) {
+  ops::ElementwiseArgs a = Binary(ops::ElementwiseKind::kMul, op, self, out);
+  a.other = Ref(other);
+  Finish(op, ops::Run(a));
+}
+
+void RunMulScalar(const char* op, const View& self, double scalar, const View& out) {
+  ops::ElementwiseArgs a = Binary(ops::ElementwiseKind::kMuls, op, self, out);
+  a.scalar = scalar;
+  Finish(op, ops::Run(a));
+}
+
+void RunSoftmaxBackward(const char* op, const View& grad_output, const View& output, int64_t dim,
+                        const View& out) {
+  ops::SoftmaxBackwardArgs a;
+  a.op = op;
+  a.grad_output = Ref(grad_output);
+  a.output = Ref(output);
+  a.dim = dim;
+  a.out = Ref(out);
+  Finish(op, ops::Run(a));
+}
+
+void RunLayerNormBackward(const char* op, const View& grad_out, const View& input,
+                          const std::vector<int64_t>& normalized_shape, const View& mean,
+                          const View& rstd, const View* weight, const View* grad_input,
+                          const View* grad_weight, const View* grad_bias) {
+  ops::LayerNormBackwardArgs a;
+  a.op = op;
+  a.grad_out = Ref(grad_out);
+  a.input = Ref(input);
+  a.normalized_shape = normalized_shape;
+  a.mean = Ref(mean);
+  a.rstd = Ref(rstd);
+  if (weight != nullptr) a.weight = Ref(*weight);
+  a.output_mask = {grad_input != nullptr, grad_weight != nullptr, grad_bias != nullptr};
+  if (grad_input != nullptr) a.grad_input = Ref(*grad_input);
+  if (grad_weight != nullptr) a.grad_weight = Ref(*grad_weight);
+  if (grad_bias != nullptr) a.grad_bias = Ref(*grad_bias);
+  Finish(op, ops::Run(a));
+}
+
 }  // namespace aicore::python

@@ -39,4 +39,31 @@ enum class UnaryKind { kSilu, kGeluErf, kGeluTanh };
 // out = kind(self), elementwise.
 void RunUnary(const char* op, UnaryKind kind, const View& self, const View& out);
 
+// out = self @ other with torch.matmul's rules (1-D operands, batch dims broadcast; ranks 1..6),
+// computed by aicore's cube Matmul with fp32 accumulation (ops::Matmul).
+void RunMatmul(const char* op, const View& self, const View& other, const View& out);
+// out (m, n) = beta * self + alpha * mat1 (m, k) @ mat2 (k, n); self broadcasts to (m, n)
+// (ops::Addmm).
+void RunAddmm(const char* op, const View& self, const View& mat1, const View& mat2, double beta,
+              double alpha, const View& out);
+
+// out = self + alpha * other (NumPy broadcasting, fp32/fp16/bf16 promotion; ops::Add).
+void RunAdd(const char* op, const View& self, const View& other, double alpha, const View& out);
+// out = self + alpha * scalar (ops::Adds).
+void RunAddScalar(const char* op, const View& self, double scalar, double alpha, const View& out);
+// out = self * other, broadcasting (ops::Mul).
+void RunMul(const char* op, const View& self, const View& other, const View& out);
+// out = self * scalar (ops::Muls).
+void RunMulScalar(const char* op, const View& self, double scalar, const View& out);
+
+// out = output * (grad_output - sum_dim(grad_output * output)) (ops::SoftmaxBackward).
+void RunSoftmaxBackward(const char* op, const View& grad_output, const View& output, int64_t dim,
+                        const View& out);
+// The gradients of layer norm from the forward's mean and rstd (ops::LayerNormBackward); weight:
+// nullptr for ones; grad_input, grad_weight, grad_bias: nullptr to skip one.
+void RunLayerNormBackward(const char* op, const View& grad_out, const View& input,
+                          const std::vector<int64_t>& normalized_shape, const View& mean,
+                          const View& rstd, const View* weight, const View* grad_input,
+                          const View* grad_weight, const View* grad_bias);
+
 }  // namespace aicore::python

@@ -12,8 +12,12 @@
 //   gelu (none)   dx = g * (Phi(x) + x * phi(x))
 //   gelu (tanh)   t = tanh(k (x + a x^3)), dx = g * (0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 a x^2))
 //   silu          s = sigmoid(x), dx = g * s * (1 + x (1 - s))
+//   matmul        da = g @ b^T, db = a^T @ g (aicore::matmul itself, in the inputs' dtype), each
+//                 summed over the batch dims its operand was broadcast along (1-D operands get
+//                 their unit dim back, then lose it)
 // (means and sums over the normalized dims; dw, db sum over the leading dims.)
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/ExpandUtils.h>
 #include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
@@ -62,6 +66,7 @@ using RmsNormSig = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const a
                                                       double);
 using GeluSig = at::Tensor(const at::Tensor&, c10::string_view);
 using SiluSig = at::Tensor(const at::Tensor&);
+using MatmulSig = at::Tensor(const at::Tensor&, const at::Tensor&);
 
 class SoftmaxFunction : public torch::autograd::Function<SoftmaxFunction> {
  public:
@@ -216,7 +221,44 @@ class SiluFunction : public torch::autograd::Function<SiluFunction> {
   }
 };
 
+class MatmulFunction : public torch::autograd::Function<MatmulFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& self,
+                            const at::Tensor& other) {
+    at::Tensor out;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<MatmulSig>("aicore::matmul");
+      out = op.call(self, other);
+    }
+    ctx->save_for_backward({self, other});
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor &a = saved[0], &b = saved[1];
+    static const auto matmul = Op<MatmulSig>("aicore::matmul");
+    const at::Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+    const at::Tensor b2 = b.dim() == 1 ? b.unsqueeze(-1) : b;
+    at::Tensor g = grads[0];
+    if (b.dim() == 1) g = g.unsqueeze(-1);
+    if (a.dim() == 1) g = g.unsqueeze(-2);
+    at::Tensor da, db;
+    if (ctx->needs_input_grad(0)) {
+      da = at::sum_to(matmul.call(g, b2.transpose(-1, -2)), a2.sizes()).reshape(a.sizes());
+    }
+    if (ctx->needs_input_grad(1)) {
+      db = at::sum_to(matmul.call(a2.transpose(-1, -2), g), b2.sizes()).reshape(b.sizes());
+    }
+    return {da, db};
+  }
+};
+
 }  // namespace
+
+at::Tensor MatmulAutograd(const at::Tensor& self, const at::Tensor& other) {
+  return MatmulFunction::apply(self, other);
+}
 
 at::Tensor SoftmaxAutograd(const at::Tensor& self, int64_t dim,
                            c10::optional<at::ScalarType> dtype) {

@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/native/CPUFallback.h>
 #include <ATen/native/Resize.h>
@@ -12,14 +13,17 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
+#include <array>
 #include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "aicore/core/status.h"
 #include "aicore/runtime/device.h"
 #include "aicore/runtime/device_memory.h"
+#include "python/src/ops_bridge.h"
 #include "python/src/torch_ops.h"
 
 namespace aicore::python {
@@ -227,6 +231,276 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> AtenNativeLayerNorm(
   return {out, mean.to(input.scalar_type()), rstd.to(input.scalar_type())};
 }
 
+// --- aten kernels on aicore's operators (Note [Native device kernels]) ---
+//
+// Each runs aicore's operator on the device tensors' memory when the operator covers the call
+// (fp32/fp16/bf16 operands as the operator takes them) and otherwise computes the same result
+// with torch's CPU kernel on aliases of that memory, as the boxed fallback would (other dtypes,
+// mixed dtypes the operator does not promote like torch, empty tensors).
+
+// `t` as the CPU sees it: CPU tensors (wrapped Python numbers) as they are, device tensors
+// aliased.
+at::Tensor Host(const at::Tensor& t) { return t.device().is_cpu() ? t : CpuAlias(t); }
+
+View DeviceView(const at::Tensor& t) {
+  View v;
+  v.data = t.data_ptr();
+  v.dtype = t.scalar_type() == at::kFloat  ? DType::kF32
+            : t.scalar_type() == at::kHalf ? DType::kF16
+                                           : DType::kBF16;
+  v.shape = t.sizes().vec();
+  v.strides = t.strides().vec();
+  return v;
+}
+
+// Runs a bridge call; aicore's error becomes c10::Error (RuntimeError).
+template <class F>
+void Native(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    TORCH_CHECK(false, e.status().message());
+  }
+}
+
+// Throws unless `t` is on `self`'s device (a 0-d CPU tensor, a Python number, when `scalar_ok`).
+void CheckSameDevice(const char* op, const char* arg, const at::Tensor& t, const at::Tensor& self,
+                     bool scalar_ok) {
+  if (scalar_ok && t.device().is_cpu() && t.dim() == 0) return;
+  TORCH_CHECK(t.device() == self.device(), "aicore: aten::", op, ": ", arg, " is on device ",
+              t.device(), " and self on ", self.device(),
+              "; expected all tensors to be on the same device");
+}
+
+at::Tensor EmptyOn(at::IntArrayRef shape, at::ScalarType dtype, const at::Tensor& like) {
+  return at::empty(shape, like.options().dtype(dtype).memory_format(at::MemoryFormat::Contiguous));
+}
+
+bool SameAicoreDType(std::initializer_list<const at::Tensor*> ts) {
+  for (const at::Tensor* t : ts) {
+    if (!AicoreDType(*t) || t->scalar_type() != (*ts.begin())->scalar_type()) return false;
+  }
+  return true;
+}
+
+at::Tensor AtenMm(const at::Tensor& self, const at::Tensor& mat2) {
+  CheckSameDevice("mm", "mat2", mat2, self, false);
+  if (!SameAicoreDType({&self, &mat2}) || self.dim() != 2 || mat2.dim() != 2 ||
+      self.size(1) != mat2.size(0) || self.numel() == 0 || mat2.numel() == 0) {
+    return ToDevice(at::mm(Host(self), Host(mat2)), self);  // torch's checks and empty cases
+  }
+  at::Tensor out = EmptyOn({self.size(0), mat2.size(1)}, self.scalar_type(), self);
+  Native([&] { RunMatmul("aicore: aten::mm", DeviceView(self), DeviceView(mat2),
+                         DeviceView(out)); });
+  return out;
+}
+
+at::Tensor AtenBmm(const at::Tensor& self, const at::Tensor& mat2) {
+  CheckSameDevice("bmm", "mat2", mat2, self, false);
+  if (!SameAicoreDType({&self, &mat2}) || self.dim() != 3 || mat2.dim() != 3 ||
+      self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1) || self.numel() == 0 ||
+      mat2.numel() == 0) {
+    return ToDevice(at::bmm(Host(self), Host(mat2)), self);
+  }
+  at::Tensor out = EmptyOn({self.size(0), self.size(1), mat2.size(2)}, self.scalar_type(), self);
+  Native([&] { RunMatmul("aicore: aten::bmm", DeviceView(self), DeviceView(mat2),
+                         DeviceView(out)); });
+  return out;
+}
+
+at::Tensor AtenAddmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                     const at::Scalar& beta, const at::Scalar& alpha) {
+  CheckSameDevice("addmm", "mat1", mat1, self, false);
+  CheckSameDevice("addmm", "mat2", mat2, self, false);
+  const bool shapes = mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0) &&
+                      (self.dim() == 1 || self.dim() == 2) &&
+                      at::is_expandable_to(self.sizes(), {mat1.size(0), mat2.size(1)});
+  if (!SameAicoreDType({&self, &mat1, &mat2}) || !shapes || mat1.numel() == 0 ||
+      mat2.numel() == 0 || beta.isComplex() || alpha.isComplex()) {
+    return ToDevice(at::addmm(Host(self), Host(mat1), Host(mat2), beta, alpha), self);
+  }
+  at::Tensor out = EmptyOn({mat1.size(0), mat2.size(1)}, self.scalar_type(), self);
+  Native([&] {
+    RunAddmm("aicore: aten::addmm", DeviceView(self), DeviceView(mat1), DeviceView(mat2),
+             beta.toDouble(), alpha.toDouble(), DeviceView(out));
+  });
+  return out;
+}
+
+enum class Binary { kAdd, kSub, kMul, kDiv };
+
+// self (+ - * /) other for a device self; other a device tensor or a 0-d CPU tensor (a Python
+// number). aicore has Add (with alpha) and Mul, and their scalar forms: sub is Add with -alpha,
+// a division by a scalar is Muls by its reciprocal; a division by a tensor runs on the CPU
+// (aicore has no Div operator).
+at::Tensor BinaryOp(const char* name, Binary kind, const at::Tensor& self, const at::Tensor& other,
+                    const at::Scalar& alpha) {
+  // self may be the scalar (2 - x is sub(2, x)); the result goes to the device operand's device.
+  const bool self_scalar = self.device().is_cpu() && self.dim() == 0;
+  if (self_scalar) {
+    CheckSameDevice(name, "self", self, other, true);
+  } else {
+    CheckSameDevice(name, "other", other, self, true);
+  }
+  auto on_cpu = [&] {
+    const at::Tensor a = Host(self), b = Host(other);
+    at::Tensor r = kind == Binary::kAdd   ? at::add(a, b, alpha)
+                   : kind == Binary::kSub ? at::sub(a, b, alpha)
+                   : kind == Binary::kMul ? at::mul(a, b)
+                                          : at::div(a, b);
+    return ToDevice(r, self_scalar ? other : self);
+  };
+  if (self.device().type() != kDevice || !AicoreDType(self) || self.numel() == 0 ||
+      alpha.isComplex()) {
+    return on_cpu();
+  }
+  const at::ScalarType out_type = at::result_type(self, other);
+  const char* op = kind == Binary::kAdd   ? "aicore: aten::add"
+                   : kind == Binary::kSub ? "aicore: aten::sub"
+                   : kind == Binary::kMul ? "aicore: aten::mul"
+                                          : "aicore: aten::div";
+  const double a = kind == Binary::kSub ? -alpha.toDouble() : alpha.toDouble();
+  if (other.device().is_cpu()) {  // a scalar operand
+    if (out_type != self.scalar_type() || other.is_complex()) return on_cpu();
+    const double v = other.item().toDouble();
+    if (kind == Binary::kDiv && v == 0) return on_cpu();  // x / 0: torch's inf and nan
+    at::Tensor out = EmptyOn(self.sizes(), out_type, self);
+    Native([&] {
+      if (kind == Binary::kAdd || kind == Binary::kSub) {
+        RunAddScalar(op, DeviceView(self), v, a, DeviceView(out));
+      } else {
+        RunMulScalar(op, DeviceView(self), kind == Binary::kDiv ? 1.0 / v : v, DeviceView(out));
+      }
+    });
+    return out;
+  }
+  // Two device tensors: aicore promotes fp32/fp16/bf16 as torch does for tensors of equal
+  // standing (a 0-d tensor beside an n-d one follows torch's other rule: the CPU computes it).
+  if (kind == Binary::kDiv || !AicoreDType(other) || other.numel() == 0 ||
+      (self.scalar_type() != other.scalar_type() && (self.dim() == 0) != (other.dim() == 0))) {
+    return on_cpu();
+  }
+  std::vector<int64_t> shape;
+  try {
+    shape = at::infer_size(self.sizes(), other.sizes());
+  } catch (const c10::Error&) {
+    return on_cpu();  // torch's message
+  }
+  at::Tensor out = EmptyOn(shape, out_type, self);
+  Native([&] {
+    if (kind == Binary::kMul) {
+      RunMul(op, DeviceView(self), DeviceView(other), DeviceView(out));
+    } else {
+      RunAdd(op, DeviceView(self), DeviceView(other), a, DeviceView(out));
+    }
+  });
+  return out;
+}
+
+at::Tensor AtenAdd(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return BinaryOp("add", Binary::kAdd, self, other, alpha);
+}
+at::Tensor AtenSub(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+  return BinaryOp("sub", Binary::kSub, self, other, alpha);
+}
+at::Tensor AtenMul(const at::Tensor& self, const at::Tensor& other) {
+  return BinaryOp("mul", Binary::kMul, self, other, 1);
+}
+at::Tensor AtenDiv(const at::Tensor& self, const at::Tensor& other) {
+  return BinaryOp("div", Binary::kDiv, self, other, 1);
+}
+
+at::Tensor AtenSoftmaxBackward(const at::Tensor& grad_output, const at::Tensor& output,
+                               int64_t dim, at::ScalarType input_dtype) {
+  CheckSameDevice("_softmax_backward_data", "output", output, grad_output, false);
+  if (!SameAicoreDType({&grad_output, &output}) || grad_output.numel() == 0 ||
+      (input_dtype != at::kFloat && input_dtype != at::kHalf && input_dtype != at::kBFloat16) ||
+      grad_output.dim() == 0 || grad_output.dim() > 8 ||
+      !grad_output.sizes().equals(output.sizes())) {
+    return ToDevice(at::_softmax_backward_data(Host(grad_output), Host(output), dim, input_dtype),
+                    grad_output);
+  }
+  at::Tensor out = EmptyOn(grad_output.sizes(), input_dtype, grad_output);
+  Native([&] {
+    RunSoftmaxBackward("aicore: aten::_softmax_backward_data", DeviceView(grad_output),
+                       DeviceView(output), dim, DeviceView(out));
+  });
+  return out;
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> AtenNativeLayerNormBackward(
+    const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+    const at::Tensor& mean, const at::Tensor& rstd, const c10::optional<at::Tensor>& weight,
+    const c10::optional<at::Tensor>& bias, std::array<bool, 3> output_mask) {
+  const bool has_w = weight.has_value() && weight->defined();
+  const bool has_b = bias.has_value() && bias->defined();
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  const bool covered =
+      SameAicoreDType({&grad_out, &input}) && AicoreDType(mean) && AicoreDType(rstd) &&
+      input.numel() > 0 && input.dim() <= 8 && k >= 1 && k <= input.dim() &&
+      input.sizes().slice(input.dim() - k).equals(normalized_shape) &&
+      grad_out.sizes().equals(input.sizes()) && (!has_w || AicoreDType(*weight));
+  if (!covered) {
+    auto host = [](const c10::optional<at::Tensor>& t) {
+      return t.has_value() && t->defined() ? c10::optional<at::Tensor>(Host(*t))
+                                           : c10::optional<at::Tensor>();
+    };
+    auto [dx, dw, db] = at::native_layer_norm_backward(Host(grad_out), Host(input),
+                                                       normalized_shape, Host(mean), Host(rstd),
+                                                       host(weight), host(bias), output_mask);
+    auto back = [&](const at::Tensor& t) { return t.defined() ? ToDevice(t, input) : t; };
+    return {back(dx), back(dw), back(db)};
+  }
+  // aicore wants mean and rstd of one dtype, at least as wide as input's.
+  at::Tensor m = mean, r = rstd;
+  if (m.scalar_type() != r.scalar_type() || m.scalar_type() != input.scalar_type()) {
+    m = mean.to(at::kFloat);
+    r = rstd.to(at::kFloat);
+  }
+  const at::ScalarType param_type = has_w ? weight->scalar_type() : input.scalar_type();
+  at::Tensor dx, dw, db;
+  if (output_mask[0]) dx = EmptyOn(input.sizes(), input.scalar_type(), input);
+  if (output_mask[1] && has_w) dw = EmptyOn(normalized_shape, param_type, input);
+  if (output_mask[2] && has_b) db = EmptyOn(normalized_shape, param_type, input);
+  if (!dx.defined() && !dw.defined() && !db.defined()) return {dx, dw, db};
+  Native([&] {
+    const View vw = has_w ? DeviceView(*weight) : View();
+    const View vdx = dx.defined() ? DeviceView(dx) : View();
+    const View vdw = dw.defined() ? DeviceView(dw) : View();
+    const View vdb = db.defined() ? DeviceView(db) : View();
+    RunLayerNormBackward("aicore: aten::native_layer_norm_backward", DeviceView(grad_out),
+                         DeviceView(input), normalized_shape.vec(), DeviceView(m), DeviceView(r),
+                         has_w ? &vw : nullptr, dx.defined() ? &vdx : nullptr,
+                         dw.defined() ? &vdw : nullptr, db.defined() ? &vdb : nullptr);
+  });
+  if (db.defined() && bias->scalar_type() != db.scalar_type()) db = db.to(bias->scalar_type());
+  return {dx, dw, db};
+}
+
+// Indexing with tensors (boolean masks included): torch 1.13's boxed fallback does not move the
+// Tensor?[] indices to the CPU, so these kernels do.
+c10::List<c10::optional<at::Tensor>> HostIndices(
+    const c10::List<c10::optional<at::Tensor>>& indices) {
+  c10::List<c10::optional<at::Tensor>> r;
+  r.reserve(indices.size());
+  for (const c10::optional<at::Tensor>& i : indices) {
+    r.push_back(i.has_value() && i->defined() ? c10::optional<at::Tensor>(Host(*i))
+                                              : c10::optional<at::Tensor>());
+  }
+  return r;
+}
+
+at::Tensor AtenIndex(const at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices) {
+  return ToDevice(at::index(Host(self), HostIndices(indices)), self);
+}
+
+at::Tensor& AtenIndexPut(at::Tensor& self, const c10::List<c10::optional<at::Tensor>>& indices,
+                         const at::Tensor& values, bool accumulate, bool unsafe) {
+  at::Tensor host = Host(self);
+  at::_index_put_impl_(host, HostIndices(indices), Host(values), accumulate, unsafe);
+  return self;
+}
+
 }  // namespace
 
 void RegisterDevice(torch::Library& aten, torch::Library& fallback) {
@@ -249,6 +523,17 @@ void RegisterDevice(torch::Library& aten, torch::Library& fallback) {
   aten.impl("gelu", TORCH_FN(AtenGelu));
   aten.impl("silu", TORCH_FN(AtenSilu));
   aten.impl("native_layer_norm", TORCH_FN(AtenNativeLayerNorm));
+  aten.impl("native_layer_norm_backward", TORCH_FN(AtenNativeLayerNormBackward));
+  aten.impl("_softmax_backward_data", TORCH_FN(AtenSoftmaxBackward));
+  aten.impl("mm", TORCH_FN(AtenMm));
+  aten.impl("bmm", TORCH_FN(AtenBmm));
+  aten.impl("addmm", TORCH_FN(AtenAddmm));
+  aten.impl("add.Tensor", TORCH_FN(AtenAdd));
+  aten.impl("sub.Tensor", TORCH_FN(AtenSub));
+  aten.impl("mul.Tensor", TORCH_FN(AtenMul));
+  aten.impl("div.Tensor", TORCH_FN(AtenDiv));
+  aten.impl("index.Tensor", TORCH_FN(AtenIndex));
+  aten.impl("_index_put_impl_", TORCH_FN(AtenIndexPut));
   fallback.fallback(torch::CppFunction::makeFromBoxedFunction<&CpuFallback>());
   if (!c10::Dispatcher::singleton().hasBackendFallbackForDispatchKey(
           c10::DispatchKey::AutogradPrivateUse1)) {

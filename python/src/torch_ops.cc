@@ -4,6 +4,10 @@
 // aicore's 8, and the 0-d case, are folded onto 3-d (softmax) or 2-d (norms) views.
 #include "python/src/torch_ops.h"
 
+#include <ATen/ExpandUtils.h>
+
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -252,6 +256,78 @@ at::Tensor SiluCpu(const at::Tensor& self) {
 
 namespace {
 
+// torch.matmul's operands as aicore's Matmul takes them (ranks 2..6, both at least 2-D): a 1-D
+// self gets a leading 1, a 1-D other a trailing 1 (the out view has them too); batch dims beyond
+// aicore's four are broadcast and folded into one.
+struct MatmulOperands {
+  at::Tensor a, b;
+  std::vector<int64_t> out_shape;     // torch.matmul's result shape
+  std::vector<int64_t> kernel_shape;  // the shape of the out view the kernel writes
+};
+
+constexpr int64_t kMaxMatmulRank = 6;
+
+MatmulOperands PrepareMatmul(const char* op, const at::Tensor& self, const at::Tensor& other) {
+  CheckTensor(op, "self", self);
+  CheckTensor(op, "other", other);
+  TORCH_CHECK(self.device() == other.device(), op, ": other is on device ", other.device(),
+              " and self on ", self.device(), "; they must be on one device");
+  TORCH_CHECK(self.dim() >= 1 && other.dim() >= 1, op, ": ", self.dim() == 0 ? "self" : "other",
+              " is 0-d; both arguments need at least 1 dim");
+  TORCH_CHECK(self.scalar_type() == other.scalar_type(), op, ": other has dtype ",
+              other.scalar_type(), " and self ", self.scalar_type(), "; they must be the same");
+  MatmulOperands r;
+  r.a = self.dim() == 1 ? self.unsqueeze(0) : self;
+  r.b = other.dim() == 1 ? other.unsqueeze(-1) : other;
+  const int64_t k = r.a.size(-1);
+  TORCH_CHECK(r.b.size(-2) == k, op, ": self of shape ", self.sizes(), " and other of shape ",
+              other.sizes(), " cannot be multiplied (", self.dim() == 1 ? "self" : "self's last",
+              " dim ", k, " != other's ", other.dim() == 1 ? "" : "second-to-last ", "dim ",
+              r.b.size(-2), ")");
+  const at::IntArrayRef batch_a = r.a.sizes().slice(0, r.a.dim() - 2);
+  const at::IntArrayRef batch_b = r.b.sizes().slice(0, r.b.dim() - 2);
+  std::vector<int64_t> batch;
+  try {
+    batch = at::infer_size(batch_a, batch_b);
+  } catch (const c10::Error&) {
+    TORCH_CHECK(false, op, ": the batch dims of self ", batch_a, " and other ", batch_b,
+                " do not broadcast");
+  }
+  const int64_t m = r.a.size(-2), n = r.b.size(-1);
+  r.out_shape = batch;
+  if (self.dim() > 1) r.out_shape.push_back(m);
+  if (other.dim() > 1) r.out_shape.push_back(n);
+  if (static_cast<int64_t>(batch.size()) + 2 > kMaxMatmulRank) {
+    int64_t folded = 1;
+    for (int64_t d : batch) folded *= d;
+    std::vector<int64_t> ea = batch, eb = batch;
+    ea.insert(ea.end(), {m, k});
+    eb.insert(eb.end(), {k, n});
+    r.a = r.a.expand(ea).reshape({folded, m, k});
+    r.b = r.b.expand(eb).reshape({folded, k, n});
+    batch = {folded};
+  }
+  r.kernel_shape = batch;
+  r.kernel_shape.insert(r.kernel_shape.end(), {m, n});
+  return r;
+}
+
+}  // namespace
+
+at::Tensor MatmulCpu(const at::Tensor& self, const at::Tensor& other) {
+  const char* op = "aicore::matmul";
+  MatmulOperands p = PrepareMatmul(op, self, other);
+  at::Tensor out = at::empty(p.out_shape, self.options().memory_format(
+                                              at::MemoryFormat::Contiguous));
+  if (g_device == c10::DeviceType::Meta || out.numel() == 0) return out;
+  if (p.a.size(-1) == 0) return out.zero_();
+  const at::Tensor y = out.view(p.kernel_shape);
+  Call([&] { RunMatmul(op, ViewOf(p.a), ViewOf(p.b), ViewOf(y)); });
+  return out;
+}
+
+namespace {
+
 // Runs a kernel body for device type `Type`: the same checks and output shapes; Meta computes
 // nothing, PrivateUse1 runs aicore's operator on the device tensors' (host) memory.
 template <c10::DeviceType Type, auto Kernel, class... Args>
@@ -289,7 +365,10 @@ auto AsKernel(Args... args) {
   at::Tensor Gelu##Suffix(const at::Tensor& self, c10::string_view approximate) {            \
     return AsKernel<Type, GeluCpu>(self, approximate);                                       \
   }                                                                                          \
-  at::Tensor Silu##Suffix(const at::Tensor& self) { return AsKernel<Type, SiluCpu>(self); }
+  at::Tensor Silu##Suffix(const at::Tensor& self) { return AsKernel<Type, SiluCpu>(self); } \
+  at::Tensor Matmul##Suffix(const at::Tensor& self, const at::Tensor& other) {              \
+    return AsKernel<Type, MatmulCpu>(self, other);                                           \
+  }
 
 AICORE_DEVICE_KERNELS(Meta, c10::DeviceType::Meta)
 AICORE_DEVICE_KERNELS(Device, c10::DeviceType::PrivateUse1)

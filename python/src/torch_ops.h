@@ -29,6 +29,8 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormCpu(const at::Tensor& input,
 // approximate: "none" (erf) or "tanh".
 at::Tensor GeluCpu(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluCpu(const at::Tensor& self);
+// torch.matmul (1-D operands, broadcast batch dims); self and other of one dtype and device.
+at::Tensor MatmulCpu(const at::Tensor& self, const at::Tensor& other);
 
 // The Meta kernels: the CPU kernels' checks and output shapes and dtypes, on meta tensors
 // (torch.fx / make_fx tracing, shape inference).
@@ -42,6 +44,7 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormMeta(const at::Tensor& input,
                                                      const at::Tensor& weight, double eps);
 at::Tensor GeluMeta(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluMeta(const at::Tensor& self);
+at::Tensor MatmulMeta(const at::Tensor& self, const at::Tensor& other);
 
 // The PrivateUse1 kernels (the aicore device, torch_device.h): the CPU kernels' checks, then
 // aicore's operator on the device tensors' memory; outputs are device tensors.
@@ -56,6 +59,7 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormDevice(const at::Tensor& input,
                                                        const at::Tensor& weight, double eps);
 at::Tensor GeluDevice(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluDevice(const at::Tensor& self);
+at::Tensor MatmulDevice(const at::Tensor& self, const at::Tensor& other);
 
 // The Autograd kernels: the same signatures; each redispatches below autograd and records a
 // backward node.
@@ -70,12 +74,26 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormAutograd(const at::Tensor& input
                                                          const at::Tensor& weight, double eps);
 at::Tensor GeluAutograd(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluAutograd(const at::Tensor& self);
+at::Tensor MatmulAutograd(const at::Tensor& self, const at::Tensor& other);
 
 // layer_norm and rms_norm: CompositeImplicitAutograd over native_layer_norm / native_rms_norm.
 at::Tensor LayerNorm(const at::Tensor& input, at::IntArrayRef normalized_shape,
                      const c10::optional<at::Tensor>& weight,
                      const c10::optional<at::Tensor>& bias, double eps);
 at::Tensor RmsNorm(const at::Tensor& input, const at::Tensor& weight, double eps);
+
+// linear and scaled_dot_product_attention (torch_composite.cc): CompositeImplicitAutograd,
+// composed of aicore::matmul, aicore::softmax / gelu / silu and torch's elementwise ops, so
+// their autograd and Meta support are those of the parts.
+// activation: "none", "relu", "gelu" (erf form) or "silu".
+at::Tensor Linear(const at::Tensor& input, const at::Tensor& weight,
+                  const c10::optional<at::Tensor>& bias, c10::string_view activation);
+// torch 2.x's F.scaled_dot_product_attention: a bool attn_mask keeps True, a float one is added;
+// dropout_p > 0 raises; scale defaults to 1 / sqrt(query.size(-1)).
+at::Tensor ScaledDotProductAttention(const at::Tensor& query, const at::Tensor& key,
+                                     const at::Tensor& value,
+                                     const c10::optional<at::Tensor>& attn_mask, double dropout_p,
+                                     bool is_causal, c10::optional<double> scale);
 
 // Throws unless `approximate` is "none" or "tanh"; returns true for "tanh".
 bool GeluIsTanh(c10::string_view approximate);

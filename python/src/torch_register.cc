@@ -35,6 +35,11 @@ void Define(torch::Library& m) {
   m.def("rms_norm(Tensor input, Tensor weight, float eps=1e-06) -> Tensor");
   m.def("gelu(Tensor self, str approximate='none') -> Tensor");
   m.def("silu(Tensor self) -> Tensor");
+  m.def("matmul(Tensor self, Tensor other) -> Tensor");
+  m.def("linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> Tensor");
+  m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+        "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, "
+        "float? scale=None) -> Tensor");
 }
 
 // The CPU kernels also take SparseCPU calls, to refuse them with the argument's name.
@@ -45,6 +50,7 @@ void ImplCpu(torch::Library& m) {
   m.impl("native_rms_norm", TORCH_FN(NativeRmsNormCpu));
   m.impl("gelu", TORCH_FN(GeluCpu));
   m.impl("silu", TORCH_FN(SiluCpu));
+  m.impl("matmul", TORCH_FN(MatmulCpu));
 }
 
 void ImplMeta(torch::Library& m) {
@@ -54,6 +60,7 @@ void ImplMeta(torch::Library& m) {
   m.impl("native_rms_norm", TORCH_FN(NativeRmsNormMeta));
   m.impl("gelu", TORCH_FN(GeluMeta));
   m.impl("silu", TORCH_FN(SiluMeta));
+  m.impl("matmul", TORCH_FN(MatmulMeta));
 }
 
 void ImplDevice(torch::Library& m) {
@@ -63,6 +70,7 @@ void ImplDevice(torch::Library& m) {
   m.impl("native_rms_norm", TORCH_FN(NativeRmsNormDevice));
   m.impl("gelu", TORCH_FN(GeluDevice));
   m.impl("silu", TORCH_FN(SiluDevice));
+  m.impl("matmul", TORCH_FN(MatmulDevice));
 }
 
 void ImplAutograd(torch::Library& m) {
@@ -72,11 +80,14 @@ void ImplAutograd(torch::Library& m) {
   m.impl("native_rms_norm", TORCH_FN(NativeRmsNormAutograd));
   m.impl("gelu", TORCH_FN(GeluAutograd));
   m.impl("silu", TORCH_FN(SiluAutograd));
+  m.impl("matmul", TORCH_FN(MatmulAutograd));
 }
 
 void ImplComposite(torch::Library& m) {
   m.impl("layer_norm", TORCH_FN(LayerNorm));
   m.impl("rms_norm", TORCH_FN(RmsNorm));
+  m.impl("linear", TORCH_FN(Linear));
+  m.impl("scaled_dot_product_attention", TORCH_FN(ScaledDotProductAttention));
 }
 
 Registration* Register() {

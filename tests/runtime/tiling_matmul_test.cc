@@ -354,4 +354,28 @@ TEST(MultiCoreTiling, EqualCostSplitsPreferM) {
   }
 }
 
+// B in ND is read a block-row at a time: a base block whose row is not a whole number of GM bursts
+// (256 B on the 910B presets) pays for the rounding, so the search keeps baseN * 2 B at a burst
+// multiple for a half B (without the burst term it picked 176 columns: 352-B rows, 512 B paid).
+TEST(MultiCoreTiling, BaseBlockRowsOfAnNdBAreWholeGmBursts) {
+  PlatformAscendC* p = PlatformAscendCManager::GetInstance();
+  if (p->chip().name != "ascend910b1") GTEST_SKIP() << "AICORE_CHIP selects another chip";
+  for (bool trans_b : {false, true}) {
+    matmul_tiling::MultiCoreMatmulTiling api(*p);
+    api.SetDim(24);
+    api.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_BF16);
+    api.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_BF16, trans_b);
+    api.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    api.SetShape(2048, 2048, 2048);
+    api.SetOrgShape(2048, 2048, 2048);
+    api.SetBufferSpace(-1, -1, -1);
+    optiling::TCubeTiling t;
+    ASSERT_EQ(api.GetTiling(t), 0) << api.last_error();
+    if (!trans_b) {
+      EXPECT_EQ(t.baseN * 2 % 256, 0) << "baseN " << t.baseN;
+    }
+    EXPECT_LE(int64_t{t.baseM} * t.baseN * 4, 131072);  // still fits L0C
+  }
+}
+
 }  // namespace

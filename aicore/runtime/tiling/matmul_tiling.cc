@@ -102,6 +102,7 @@ struct Rates {
   double l0a_bw;  // MTE1 bytes into L0A
   double l0b_bw;  // MTE1 bytes into L0B
   double gm_bw;   // MTE2 bytes from GM
+  double burst;   // GM read granule: every contiguous run is rounded up to it (0: none)
 };
 
 Rates RatesOf(const aicore::arch::Chip& chip, DataType in) {
@@ -109,7 +110,8 @@ Rates RatesOf(const aicore::arch::Chip& chip, DataType in) {
   return Rates{PipeValue(chip, "cube_macs_per_cycle", CubeKey(in), 4096),
                PipeValue(chip, "mte1_l0a_bytes_per_cycle", nullptr, 256),
                PipeValue(chip, "mte1_l0b_bytes_per_cycle", nullptr, 128),
-               PipeValue(chip, "mte2_bytes_per_cycle", nullptr, 32)};
+               PipeValue(chip, "mte2_bytes_per_cycle", nullptr, 32),
+               PipeValue(chip, "gm_burst_bytes", nullptr, 0)};
 }
 
 }  // namespace
@@ -380,7 +382,18 @@ bool MatmulApiTilingBase::ChooseBase(AscendC::tiling::TCubeTiling& t) {
       const double cube = static_cast<double>(bm * bn * bk) / r.macs;
       const double mte1 = static_cast<double>(bm * bk * in) / r.l0a_bw +
                           static_cast<double>(bk * bn * in) / r.l0b_bw;
-      const double mte2 = static_cast<double>((bm + bn) * bk * in) / r.gm_bw;
+      // GM bytes as MTE2 pays them: every contiguous run is rounded up to the GM burst. Runs
+      // along M or N (a transposed A, a plain B) are one block wide, so a 176-column half B
+      // block (352-B runs) costs 512 B a row and a 128- or 256-column one just its bytes; runs
+      // along K span the L1 step (stepK base blocks, as long as L1 allows: ChooseL1) and are
+      // taken at their bytes.
+      auto burst_bytes = [&](int64_t rows, int64_t run) {
+        const int64_t b = r.burst >= 1 ? static_cast<int64_t>(r.burst) : 1;
+        return static_cast<double>(rows * RoundUp(run * in, b));
+      };
+      const double a_bytes = a_.isTrans ? burst_bytes(bk, bm) : static_cast<double>(bm * bk * in);
+      const double b_bytes = b_.isTrans ? static_cast<double>(bn * bk * in) : burst_bytes(bk, bn);
+      const double mte2 = (a_bytes + b_bytes) / r.gm_bw;
       const double cost =
           static_cast<double>(m_iter * n_iter * k_iter) * std::max({cube, mte1, mte2});
       const bool better = cost < best_cost * (1 - 1e-9) ||
