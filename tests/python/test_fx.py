@@ -1,6 +1,7 @@
 """aicore.fx.optimize on several module styles: what is rewritten to which aicore op, what is not
 and why, and that the optimized module computes what eager does (forward and gradients)."""
 
+import copy
 import math
 
 import pytest
@@ -333,3 +334,21 @@ def test_the_optimized_module_can_be_scripted():
     x = rand(4, 24)
     with torch.no_grad():
         torch.testing.assert_close(scripted(x), model(x), atol=1e-5, rtol=1e-5)
+
+
+@needs_linear
+@needs_attention
+@pytest.mark.parametrize("dtype,tol", [(torch.float16, 5e-3), (torch.bfloat16, 4e-2)])
+def test_reduced_precision_against_the_float32_model(dtype, tol):
+    # torch 1.13's CPU has no fp16 addmm: the reference is the float32 model on the same values
+    mlp, attn = Mlp(), CausalAttention(9).eval()
+    x, q = rand(3, 32), rand(2, 9, 16, seed=1)
+    with torch.no_grad():
+        want_mlp, want_attn = mlp(x), attn(q, q, q)
+    fast_mlp = aicore.fx.optimize(copy.deepcopy(mlp).to(dtype))
+    fast_attn = aicore.fx.optimize(copy.deepcopy(attn).to(dtype))
+    with torch.no_grad():
+        got_mlp, got_attn = fast_mlp(x.to(dtype)), fast_attn(*[q.to(dtype)] * 3)
+    assert got_mlp.dtype == dtype and got_attn.dtype == dtype
+    torch.testing.assert_close(got_mlp.float(), want_mlp, atol=tol, rtol=tol)
+    torch.testing.assert_close(got_attn.float(), want_attn, atol=tol, rtol=tol)
