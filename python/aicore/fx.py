@@ -71,10 +71,10 @@ class FusionReport:
     def __str__(self):
         lines = [f"aicore.fx.optimize: {len(self.fused)} fused, {len(self.skipped)} not fused"]
         for f in self.fused:
-            lines.append(f"  fused      {f['pattern']:<18} at {f['node']:<20} -> {f['target']}"
+            lines.append(f"  fused      {f['pattern']:<23} at {f['node']:<16} -> {f['target']}"
                          + (f" ({f['note']})" if f["note"] else ""))
         for s in self.skipped:
-            lines.append(f"  not fused  {s['pattern']:<18} at {s['node']:<20}: {s['reason']}")
+            lines.append(f"  not fused  {s['pattern']:<23} at {s['node']:<16}: {s['reason']}")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -693,9 +693,9 @@ def _optimize_graph(gm, report):
 
 
 def optimize(module, report=False, example_inputs=None):
-    """Traces `module` (an nn.Module or a GraphModule) with torch.fx.symbolic_trace and returns a
-    GraphModule in which the patterns of this module's docstring call torch.ops.aicore's fused
-    operators. Parameters are shared with `module` (training the result trains it). Numerics
+    """Traces `module` (an nn.Module; a GraphModule is rewritten in place) with
+    torch.fx.symbolic_trace and returns a GraphModule in which the patterns of this module's
+    docstring call torch.ops.aicore's fused operators. Parameters are shared with `module` (training the result trains it). Numerics
     equal eager within the ops' tolerances (docs/ops.md); the fused ops take fp32, fp16 and bf16.
 
     `example_inputs` (a tuple), when given, are run once through the graph (ShapeProp) so that
