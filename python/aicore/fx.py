@@ -695,8 +695,9 @@ def _optimize_graph(gm, report):
 def optimize(module, report=False, example_inputs=None):
     """Traces `module` (an nn.Module; a GraphModule is rewritten in place) with
     torch.fx.symbolic_trace and returns a GraphModule in which the patterns of this module's
-    docstring call torch.ops.aicore's fused operators. Parameters are shared with `module` (training the result trains it). Numerics
-    equal eager within the ops' tolerances (docs/ops.md); the fused ops take fp32, fp16 and bf16.
+    docstring call torch.ops.aicore's fused operators. Parameters are shared with `module`
+    (training the result trains it). Numerics equal eager within the ops' tolerances
+    (docs/ops.md); the fused ops take fp32, fp16 and bf16.
 
     `example_inputs` (a tuple), when given, are run once through the graph (ShapeProp) so that
     dims written as positive numbers can be matched. `report=True` prints the FusionReport; it is
