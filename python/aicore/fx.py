@@ -679,8 +679,23 @@ def _fuse_single_ops(g):
 
 # ---------------------------------------------------------------------------------------------
 
+# torch.nn modules with attention inside that torch.fx keeps as leaves (calls, not traced into).
+_ATTENTION_LEAVES = (nn.MultiheadAttention, nn.TransformerEncoderLayer,
+                     nn.TransformerDecoderLayer, nn.TransformerEncoder, nn.TransformerDecoder,
+                     nn.Transformer)
+
+
+def _report_leaves(g):
+    for node in g.graph.nodes:
+        mod = g.module(node)
+        if isinstance(mod, _ATTENTION_LEAVES):
+            g.report.add_skipped("attention", node, f"nn.{type(mod).__name__} is a torch.nn leaf "
+                                 "module: torch.fx does not trace into it")
+
+
 def _optimize_graph(gm, report):
     g = _Graph(gm, report)
+    _report_leaves(g)
     _fuse_attention(g)
     _fuse_linear(g)
     _fuse_layer_norm(g)

@@ -288,6 +288,7 @@ def test_leaf_modules_are_not_traced_into():
 
     fast, report = optimized(Wrap().eval(), rand(2, 5, 16))
     assert report.fused == [] and "mha" in fast.code
+    assert "nn.MultiheadAttention is a torch.nn leaf module" in reasons(report)
 
 
 def test_gradients_match_eager_and_parameters_are_shared():
