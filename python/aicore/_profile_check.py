@@ -25,7 +25,13 @@ class profile:
       gm_bytes), the largest total first; ``prof.total_us``: their sum;
     - ``prof.text``: the printed table; ``prof.wall_s``: the block's host time, of which
       ``prof.host_kernel_ms`` ran aicore kernels on the CPU (each launch's ``host_ms``, begin to
-      end); the rest is Python, the dispatcher, the CPU fallback and copies.
+      end); the rest is Python, the dispatcher, the CPU fallback and copies;
+    - with ``torch_ops`` (default: when torch is imported), torch's autograd profiler records
+      the torch operators called inside too: ``prof.ops`` has one dict per operator called from
+      Python or autograd (name, calls, total_ms: aten::*, aicore::*, autograd nodes), and
+      ``prof.stages`` splits the block's time (ms) into "python" (outside any operator),
+      "torch ops" (inside operators, outside aicore kernels: dispatch, argument checks, the
+      aclnn-style entry points, CPU fallback, copies) and "aicore kernels".
 
     ``chip`` is a preset name or a chip JSON file (None: each launch's own chip, AICORE_CHIP).
     The kernels still run on their own chip; only the model uses ``chip``. An unknown chip raises
@@ -33,8 +39,12 @@ class profile:
     and the exception propagates; no table is printed and no report written.
     """
 
-    def __init__(self, chip=None, out=None, print_table=True, file=None):
+    def __init__(self, chip=None, out=None, print_table=True, file=None, torch_ops=None):
         self.chip = chip
+        self.torch_ops = torch_ops
+        self.ops = []
+        self.stages = {}
+        self._torch_profiler = None
         self.out = None if out is None else str(out)
         self.print_table = print_table
         self.file = file
@@ -51,6 +61,11 @@ class profile:
             raise RuntimeError("aicore.profile: this profile is active already; a profile object "
                                "is used by one `with` at a time")
         self._profiler.clear()
+        self.ops, self.stages, self._torch_profiler = [], {}, None
+        if self.torch_ops or (self.torch_ops is None and "torch" in sys.modules):
+            import torch
+            self._torch_profiler = torch.autograd.profiler.profile()
+            self._torch_profiler.__enter__()
         self._start = time.perf_counter()
         self._profiler.attach()
         return self
@@ -62,10 +77,14 @@ class profile:
         finally:
             self._profiler.detach()
             self.wall_s = time.perf_counter() - self._start
+            if self._torch_profiler is not None:
+                self._torch_profiler.__exit__(None, None, None)
         if exc_type is not None:
             return False
         self.launches = self._profiler.results()
         self._summarise()
+        if self._torch_profiler is not None:
+            self._summarise_ops(self._torch_profiler.function_events)
         if self.out is not None:
             self._profiler.write_reports(self.out)
         if self.print_table:
@@ -108,6 +127,33 @@ class profile:
                      f"{max(0.0, wall_ms - self.host_kernel_ms):.2f} ms elsewhere (Python, "
                      "dispatch, CPU fallback, copies)")
         self.text = "\n".join(lines)
+
+    def _summarise_ops(self, events):
+        by_name = {}
+        for e in events:
+            if e.cpu_parent is not None:
+                continue  # called by another operator: inside its time
+            row = by_name.setdefault(e.name, {"name": e.name, "calls": 0, "total_ms": 0.0})
+            row["calls"] += 1
+            row["total_ms"] += e.cpu_time_total / 1e3
+        self.ops = sorted(by_name.values(), key=lambda row: -row["total_ms"])
+        wall_ms = 1e3 * self.wall_s
+        in_ops = min(wall_ms, sum(row["total_ms"] for row in self.ops))
+        kernels = min(self.host_kernel_ms, wall_ms)
+        # kernels launched outside any torch operator (ctypes, pybind11) count as kernels only
+        self.stages = {"python": wall_ms - max(in_ops, kernels),
+                       "torch ops": max(0.0, in_ops - kernels), "aicore kernels": kernels}
+        total = sum(self.stages.values()) or 1.0
+        lines = ["stages: " + ", ".join(f"{name} {ms:.2f} ms ({100 * ms / total:.0f}%)"
+                                        for name, ms in self.stages.items())]
+        if self.ops:
+            width = max(len(row["name"]) for row in self.ops[:8])
+            lines.append(f"{'torch operator':<{width}}  calls  total_ms")
+            lines += [f"{row['name']:<{width}}  {row['calls']:5d}  {row['total_ms']:8.2f}"
+                      for row in self.ops[:8]]
+            if len(self.ops) > 8:
+                lines.append(f"... {len(self.ops) - 8} more operators (prof.ops)")
+        self.text += "\n" + "\n".join(lines)
 
     def __repr__(self):
         return self.text or f"aicore.profile(chip={self.chip!r}, out={self.out!r})"

@@ -48,6 +48,11 @@ def test_profile_tables_every_kernel_launched_inside(tmp_path, capsys):
     assert all(r["chip"] == "ascend910b1" and r["kernel_us"] > 0 for r in prof.launches)
     assert all(r["host_ms"] > 0 for r in prof.launches)  # each launch's begin-to-end host time
     assert prof.host_kernel_ms <= 1e3 * prof.wall_s
+    ops = {row["name"]: row for row in prof.ops}  # torch's operators, called from Python
+    assert ops["aicore::softmax"]["calls"] == 2 and ops["aicore::layer_norm"]["calls"] == 1
+    assert "aten::gelu" in ops and "aicore::silu" not in ops
+    assert set(prof.stages) == {"python", "torch ops", "aicore kernels"}
+    assert abs(sum(prof.stages.values()) - 1e3 * prof.wall_s) < 1e-6 * max(1, 1e3 * prof.wall_s)
     rows = {row["kernel"]: row for row in prof.table}
     assert rows[kernels[0]]["launches"] == 2
     assert abs(sum(row["share"] for row in prof.table) - 1) < 1e-9
@@ -62,9 +67,10 @@ def test_profile_tables_every_kernel_launched_inside(tmp_path, capsys):
 def test_profile_without_out_writes_nothing_and_can_be_silent(tmp_path, capsys, kernels,
                                                               monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with aicore.profile(print_table=False) as prof:
+    with aicore.profile(print_table=False, torch_ops=False) as prof:
         run(kernels.aicore_test_clean)
     assert [r["kernel"] for r in prof.launches] == ["test_clean"]
+    assert prof.ops == [] and prof.stages == {}
     assert "test_clean" in prof.text and capsys.readouterr().out == ""
     assert os.listdir(tmp_path) == []
 
