@@ -26,7 +26,8 @@ class profile:
     - ``prof.text``: the printed table; ``prof.wall_s``: the block's host time, of which
       ``prof.host_kernel_ms`` ran aicore kernels on the CPU (each launch's ``host_ms``, begin to
       end); the rest is Python, the dispatcher, the CPU fallback and copies;
-    - with ``torch_ops`` (default: when torch is imported), torch's autograd profiler records
+    - with ``torch_ops`` (default: when torch is imported and no torch profiler is running
+      already; True raises if one is), torch's autograd profiler records
       the torch operators called inside too: ``prof.ops`` has one dict per operator called from
       Python or autograd (name, calls, total_ms: aten::*, aicore::*, autograd nodes), and
       ``prof.stages`` splits the block's time (ms) into "python" (outside any operator),
@@ -65,7 +66,12 @@ class profile:
         if self.torch_ops or (self.torch_ops is None and "torch" in sys.modules):
             import torch
             self._torch_profiler = torch.autograd.profiler.profile()
-            self._torch_profiler.__enter__()
+            try:
+                self._torch_profiler.__enter__()
+            except RuntimeError:  # a torch profiler is running already: it keeps the operators
+                self._torch_profiler = None
+                if self.torch_ops:
+                    raise
         self._start = time.perf_counter()
         self._profiler.attach()
         return self

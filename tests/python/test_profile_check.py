@@ -164,3 +164,19 @@ def test_check_leaks_reports_device_memory_still_live():
     with aicore.check():  # leaks=False: tensors outliving the block are fine
         kept2 = torch.ones(1000, device=dev)
     del kept, kept2
+
+
+def test_profile_inside_a_torch_profiler_leaves_the_operators_to_it():
+    x = torch.randn(8, 16)
+    with torch.autograd.profiler.profile() as outer:
+        with aicore.profile(print_table=False) as prof:
+            torch.ops.aicore.softmax(x, -1)
+    assert len(prof.launches) == 1 and prof.ops == []
+    assert "aicore::softmax" in [e.name for e in outer.function_events]
+    with torch.autograd.profiler.profile():
+        with pytest.raises(RuntimeError, match="already enabled"):
+            with aicore.profile(torch_ops=True):
+                pass
+    with aicore.profile(print_table=False) as prof:  # nothing left attached
+        torch.ops.aicore.softmax(x, -1)
+    assert len(prof.launches) == 1 and prof.ops[0]["name"] == "aicore::softmax"
