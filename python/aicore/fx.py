@@ -9,8 +9,9 @@ patterns aicore has fused operators for into ``torch.ops.aicore.*`` calls (docs/
   ``example_inputs`` give the ranks); ``* c``, ``/ c`` (c a Python number such as
   ``math.sqrt(d)``), also on q before the matmul; ``+ mask`` (float, added) or
   ``.masked_fill(m, v)`` with v = -inf or v <= -1e4 (becomes the boolean keep-mask ``~m``);
-  ``torch.softmax``, ``F.softmax``, ``.softmax``, ``nn.Softmax`` over the last dim; dropout
-  with p = 0 or in eval mode between softmax and the second matmul.
+  ``torch.softmax``, ``F.softmax``, ``.softmax``, ``nn.Softmax`` over the last dim (also in
+  float32 cast back with ``.to(q.dtype)`` / ``.type_as(q)``); dropout with p = 0 or in eval mode
+  between softmax and the second matmul.
 - linear + bias + activation: ``nn.Linear`` or ``F.linear`` followed by relu / gelu (erf) /
   silu (module, function or method form) becomes ``linear(x, w, b, activation)``.
 - layer_norm / rms_norm: ``nn.LayerNorm``, ``F.layer_norm`` → ``aicore.layer_norm``; the usual
@@ -153,9 +154,10 @@ def _matmul_operands(node):
     return None
 
 
-def _softmax_input(g, node, rank=None):
-    """The input of a softmax over the last dim (no dtype), else None; raises _Reject for a
-    softmax of another form. `rank`: the input's rank when the caller knows it (bmm: 3)."""
+def _softmax_input(g, node, rank=None, cast_back=False):
+    """The input of a softmax over the last dim (no dtype, or float32 when `cast_back`: its
+    result is cast back to the inputs' dtype), else None; raises _Reject for a softmax of another
+    form. `rank`: the input's rank when the caller knows it (bmm: 3)."""
     if _is_fn(node, torch.softmax, F.softmax) or _is_method(node, "softmax"):
         x, dim = node.args[0], _arg(node, 1, "dim")
         dtype = _arg(node, 3 if _is_fn(node, F.softmax) else 2, "dtype")
@@ -163,8 +165,9 @@ def _softmax_input(g, node, rank=None):
         x, dim, dtype = node.args[0], g.module(node).dim, None
     else:
         return None
-    if dtype is not None:
-        raise _Reject(f"the softmax converts to {dtype}")
+    if dtype is not None and not (cast_back and dtype is torch.float32):
+        raise _Reject(f"the softmax converts to {dtype}"
+                      + ("" if cast_back else " and its result is not cast back to q's dtype"))
     if not (_is_last_dim(dim, x) or (rank is not None and dim == rank - 1)):
         raise _Reject(f"the softmax is over dim {dim}, not the last dim")
     return x
@@ -289,18 +292,29 @@ def _parse_attention(g, out):
     drop = _dropout_input(g, inner) if isinstance(inner, torch.fx.Node) else None
     if drop is not None:
         inner, p = drop
+    # softmax(·, dtype=torch.float32).to(q.dtype) / .type_as(q), as Hugging Face writes it: the
+    # fused op computes in float32 and returns q's dtype.
+    cast = None
+    if _is_method(inner, "to") and len(inner.args) == 2 and not inner.kwargs and \
+            _is_fn(inner.args[1], getattr) and inner.args[1].args[1] == "dtype":
+        cast, like, inner = inner, inner.args[1].args[0], inner.args[0]
+    elif _is_method(inner, "type_as"):
+        cast, like, inner = inner, inner.args[1], inner.args[0]
     if not isinstance(inner, torch.fx.Node):
         return None
-    scores = _softmax_input(g, inner, rank=3 if is_bmm else None)
+    scores = _softmax_input(g, inner, rank=3 if is_bmm else None, cast_back=cast is not None)
     if scores is None:
         return None
     softmax_node = inner
     if drop is not None and p != 0:
         raise _Reject(f"dropout p={p} between softmax and matmul (aicore's attention has no "
                       "dropout; fused in eval mode or with p=0)")
-    if not _single_user(probs) or not _single_user(softmax_node):
+    if not _single_user(probs) or not _single_user(softmax_node) or \
+            (cast is not None and not _single_user(cast)):
         raise _Reject("the attention weights (softmax output) are used elsewhere")
     chain = []  # intermediate nodes that must have one user
+    if cast is not None:
+        chain.append(cast)
     mask = None
     masked_fill = None
     x = scores
@@ -349,11 +363,16 @@ def _parse_attention(g, out):
         chain.append(q)
         q, factor = qs
         scale = _combine(scale, factor)
+    if cast is not None and like is not q and like is not k and like is not v:
+        raise _Reject("the attention weights are cast to the dtype of a tensor other than q, k, "
+                      "v")
     if isinstance(scale, _HeadDimScale):
         if scale.source is not q and scale.source is not k:
             raise _Reject("the scale is 1/sqrt of the last dim of a tensor other than q or k")
         scale = None  # SDPA's default, 1/sqrt(E)
     dead = [out, probs, softmax_node] + chain
+    if cast is not None and isinstance(cast.args[1], torch.fx.Node):
+        dead.append(cast.args[1])  # q.dtype, when nothing else uses it
     return q, k, v, mask, masked_fill, scale, dead
 
 

@@ -130,6 +130,36 @@ def test_masked_and_causal_attention():
     assert "logical_not" in fast.code
 
 
+class HfAttention(nn.Module):  # transpose(2, 3), + mask, softmax in float32 cast back
+    def forward(self, q, k, v, mask):
+        w = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(16) + mask
+        w = F.softmax(w, dim=-1, dtype=torch.float32).to(q.dtype)
+        return torch.matmul(w, v)
+
+
+@needs_attention
+def test_hugging_face_style_attention_with_example_inputs():
+    args = (rand(2, 4, 9, 16, seed=1), rand(2, 4, 9, 16, seed=2), rand(2, 4, 9, 16, seed=3),
+            torch.zeros(2, 1, 9, 9).masked_fill(torch.rand(2, 1, 9, 9) < 0.3, -1e9))
+    _, report = optimized(HfAttention(), *args)
+    assert "example_inputs" in reasons(report)
+    fast, report = optimized(HfAttention(), *args, example_inputs=args)
+    assert fused(report) == ["attention"], report
+    assert "softmax" not in fast.code.replace("scaled_dot_product_attention", "")
+    assert "dtype" not in fast.code  # the cast and q.dtype went with the pattern
+    half = [a.bfloat16() for a in args]
+    got = fast(*half)
+    assert got.dtype == torch.bfloat16
+    torch.testing.assert_close(got.float(), HfAttention()(*args), atol=4e-2, rtol=4e-2)
+
+    class NoCastBack(nn.Module):
+        def forward(self, q, k, v):
+            return F.softmax(q @ k.transpose(-2, -1), dim=-1, dtype=torch.float32) @ v
+
+    _, report = optimized(NoCastBack(), *args[:3])
+    assert "not cast back" in reasons(report)
+
+
 @needs_attention
 def test_attention_that_cannot_be_fused_says_why():
     _, report = optimized(MaskedAttention().train(), *[rand(2, 5, 8, seed=i) for i in range(3)],
