@@ -272,6 +272,18 @@ def _erase_dead(g, nodes):
                 changed = True
 
 
+def _skip_dtype(g, pattern, node):
+    """Reports and returns True when ShapeProp (example_inputs) found `node`'s result in a dtype
+    aicore's ops do not take; without example_inputs the dtype is unknown and this is False."""
+    meta = node.meta.get("tensor_meta")
+    dtype = getattr(meta, "dtype", None)
+    if dtype is None or dtype in _AICORE_DTYPES:
+        return False
+    g.report.add_skipped(pattern, node, f"the result is {dtype}; aicore's ops take float32, "
+                         "float16 and bfloat16")
+    return True
+
+
 def _single_user(node):
     return isinstance(node, torch.fx.Node) and len(node.users) == 1
 
@@ -415,6 +427,8 @@ def _fuse_attention(g):
             g.report.add_skipped("attention", node, "torch.ops.aicore.scaled_dot_product_attention "
                                  "is not in this build")
             continue
+        if _skip_dtype(g, "attention", node):
+            continue
         q, k, v, mask, masked_fill, scale, dead = found
         with g.graph.inserting_before(node):
             if masked_fill is not None:
@@ -479,6 +493,8 @@ def _fuse_linear(g):
             g.report.add_skipped("linear" + ("+" + act if act_node else ""), node,
                                  "torch.ops.aicore.linear is not in this build")
             continue
+        if _skip_dtype(g, "linear", node):
+            continue
         anchor = act_node if act_node is not None else node
         with g.graph.inserting_before(anchor):
             w_node = g.get_attr(w) if isinstance(w, str) else w
@@ -527,6 +543,8 @@ def _fuse_layer_norm(g):
         pattern = "residual_add+layer_norm" if residual else "layer_norm"
         if target is None:
             g.report.add_skipped(pattern, node, "torch.ops.aicore.layer_norm is not in this build")
+            continue
+        if _skip_dtype(g, pattern, node):
             continue
         with g.graph.inserting_before(node):
             w_node = g.get_attr(w) if isinstance(w, str) else w
@@ -647,6 +665,8 @@ def _fuse_rms_norm(g):
         if target is None:
             g.report.add_skipped("rms_norm", node, "torch.ops.aicore.rms_norm is not in this build")
             continue
+        if _skip_dtype(g, "rms_norm", node):
+            continue
         x, w, eps, dead = found
         with g.graph.inserting_before(node):
             new = g.graph.call_function(target, (x, w, eps))
@@ -673,12 +693,15 @@ def _single_softmax(g, node):
 def _fuse_single_ops(g):
     for node in list(g.graph.nodes):
         soft = _single_softmax(g, node)
+        kind = _activation(g, node) if soft is None else None
+        if (soft is not None or kind in ("gelu", "gelu_tanh", "silu")) and \
+                _skip_dtype(g, "softmax" if soft is not None else kind, node):
+            continue
         if soft is not None and _op("softmax") is not None:
             with g.graph.inserting_before(node):
                 new = g.graph.call_function(_op("softmax"), soft)
             name = "softmax"
         else:
-            kind = _activation(g, node)
             if kind in ("gelu", "gelu_tanh", "silu") and _op(kind[:4]) is not None:
                 x = node.args[0]
                 with g.graph.inserting_before(node):

@@ -390,3 +390,13 @@ def test_reduced_precision_against_the_float32_model(dtype, tol):
     assert got_mlp.dtype == dtype and got_attn.dtype == dtype
     torch.testing.assert_close(got_mlp.float(), want_mlp, atol=tol, rtol=tol)
     torch.testing.assert_close(got_attn.float(), want_attn, atol=tol, rtol=tol)
+
+
+def test_example_inputs_in_double_leave_the_graph_to_torch():
+    model = nn.Sequential(nn.LayerNorm(8), nn.GELU(), LlamaRMSNorm(8)).double()
+    x = rand(3, 8).double()
+    fast, report = optimized(model, x, example_inputs=(x,))
+    assert fused(report) == [] and "aicore" not in fast.code
+    assert "the result is torch.float64" in reasons(report)
+    fast, report = optimized(model.float(), x.float(), example_inputs=(x.float(),))
+    assert fused(report) == ["gelu", "layer_norm", "rms_norm"]
