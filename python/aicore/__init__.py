@@ -11,12 +11,13 @@ import json as _json
 import os as _os
 
 from aicore import _C
+from aicore._profile_check import DefectError, check, profile  # aicore.profile / aicore.check
 
 __all__ = [
     "torch_available", "device_count", "current_device", "set_device", "synchronize",
     "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
     "memory_stats", "memory_summary", "memory_snapshot", "empty_cache",
-    "reset_peak_memory_stats", "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats", "reset_accumulated_memory_stats", "profile", "check", "DefectError",
 ]
 
 
@@ -128,4 +129,5 @@ if _os.path.exists(_TORCH_LIBRARY):
         torch_available = True
         DEVICE_TYPE = _torch_ext.DEVICE_TYPE
         device = _torch_ext.device
-        __all__ += ["DEVICE_TYPE", "device"]
+        from aicore import fx  # aicore.fx.optimize
+        __all__ += ["DEVICE_TYPE", "device", "fx"]

@@ -8,6 +8,7 @@
 
 namespace py = pybind11;
 namespace api = aicore::python;
+namespace aicore::python { void RegisterProfileApi(py::module_& m); }  // profile_api.cc
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "aicore runtime basics (see the aicore package for the documented functions)";
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("device_count", &api::DeviceCount);
   m.def("current_device", &api::CurrentDevice);
   m.def("set_device", &api::SetDevice, py::arg("device"));
+  api::RegisterProfileApi(m);
 }

@@ -12,6 +12,9 @@ SUITES = {
     "autograd": ["test_autograd.py"],
     "device": ["test_device.py"],
     "tools": ["test_tools.py"],
+    "profile": ["test_profile_check.py"],
+    "fx": ["test_fx.py"],
+    "examples": ["test_examples.py"],
 }
 
 
