@@ -49,8 +49,7 @@ struct AttentionForward {
   std::vector<double> max, sum;  // (b, nq, sq): of scale * q.k over the visible columns
 };
 
-inline AttentionForward AttentionForwardRef(const AttentionProblem& p,
-                                            const std::vector<double>& q,
+inline AttentionForward AttentionForwardRef(const AttentionProblem& p, const std::vector<double>& q,
                                             const std::vector<double>& k,
                                             const std::vector<double>& v) {
   AttentionForward f;
@@ -99,8 +98,7 @@ struct AttentionGrads {
 };
 
 // The gradients of sum(out * dout) with respect to q, k and v.
-inline AttentionGrads AttentionBackwardRef(const AttentionProblem& p,
-                                           const std::vector<double>& q,
+inline AttentionGrads AttentionBackwardRef(const AttentionProblem& p, const std::vector<double>& q,
                                            const std::vector<double>& k,
                                            const std::vector<double>& v,
                                            const std::vector<double>& dout) {

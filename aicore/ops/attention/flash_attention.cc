@@ -72,11 +72,10 @@ TensorRef HeadView(const TensorRef& t, const std::string& layout, int64_t n) {
 // Fills the geometry of q (heads q), k (kv) and v's D (dv).
 OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, const TensorRef& v,
                        bool has_mask, const TensorRef& mask, bool has_pse, bool has_prefix,
-                       const FlashAttentionAttrs& a, const arch::Chip& chip, Heads* hq,
-                       Heads* hkv, int64_t* dv) {
-  for (const auto& [what, t] : {std::pair<const char*, const TensorRef*>{"query", &q},
-                                {"key", &k},
-                                {"value", &v}}) {
+                       const FlashAttentionAttrs& a, const arch::Chip& chip, Heads* hq, Heads* hkv,
+                       int64_t* dv) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
     if (!IsFloat(t->dtype)) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
                             "; allowed: FLOAT, FLOAT16, BFLOAT16"));
@@ -91,32 +90,32 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
                           OpDTypeName(v.dtype)));
   }
   if (!IsLayout(a.layout)) {
-    return Invalid(StrCat(op, ": inputLayout \"", a.layout,
-                          "\" is not one of BSH, SBH, BSND, BNSD"));
+    return Invalid(
+        StrCat(op, ": inputLayout \"", a.layout, "\" is not one of BSH, SBH, BSND, BNSD"));
   }
   const int64_t rank = LayoutRank(a.layout);
-  for (const auto& [what, t] : {std::pair<const char*, const TensorRef*>{"query", &q},
-                                {"key", &k},
-                                {"value", &v}}) {
+  for (const auto& [what, t] :
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
     if (t->Rank() != rank) {
       return Invalid(StrCat(op, ": inputLayout ", a.layout, " needs ", rank, "-D tensors; ", what,
                             " has ", t->Rank(), " dims ", ShapeString(t->shape)));
     }
   }
   if (a.head_num <= 0 || a.head_num > kFaMaxHeads) {
-    return Invalid(StrCat(op, ": headNum ", a.head_num, " is out of range; allowed: 1 to ",
-                          kFaMaxHeads));
+    return Invalid(
+        StrCat(op, ": headNum ", a.head_num, " is out of range; allowed: 1 to ", kFaMaxHeads));
   }
   const int64_t n = a.head_num;
   if (rank == 3) {
     if (q.shape[2] % n != 0) {
-      return Invalid(StrCat(op, ": headNum ", n, " does not divide query's H = ", q.shape[2],
-                            " (", a.layout, ")"));
+      return Invalid(StrCat(op, ": headNum ", n, " does not divide query's H = ", q.shape[2], " (",
+                            a.layout, ")"));
     }
     const int64_t d = q.shape[2] / n;
     if (d == 0 || k.shape[2] % d != 0 || k.shape[2] == 0) {
       return Invalid(StrCat(op, ": key's H = ", k.shape[2],
-                            " is not a whole number of heads of D = ", d, " (query's H / headNum)"));
+                            " is not a whole number of heads of D = ", d,
+                            " (query's H / headNum)"));
     }
   } else if (q.shape[a.layout == "BNSD" ? 1 : 2] != n) {
     return Invalid(StrCat(op, ": headNum ", n, " differs from query's N = ",
@@ -124,7 +123,8 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
   }
   const TensorRef vq = HeadView(q, a.layout, n);
   const int64_t d = vq.shape[3];
-  const int64_t nkv = rank == 3 ? (d > 0 ? k.shape[2] / d : 0) : k.shape[a.layout == "BNSD" ? 1 : 2];
+  const int64_t nkv =
+      rank == 3 ? (d > 0 ? k.shape[2] / d : 0) : k.shape[a.layout == "BNSD" ? 1 : 2];
   const TensorRef vk = HeadView(k, a.layout, std::max<int64_t>(nkv, 1));
   if (rank == 3 && nkv > 0 && v.shape[2] % nkv != 0) {
     return Invalid(StrCat(op, ": value's H = ", v.shape[2], " is not a multiple of the ", nkv,
@@ -135,12 +135,12 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
   *hkv = {vk.shape[0], vk.shape[1], vk.shape[2], vk.shape[3]};
   *dv = vv.shape[3];
   if (nkv <= 0 || n % nkv != 0) {
-    return Invalid(StrCat(op, ": key/value have ", nkv, " heads, which does not divide query's ",
-                          n, " heads (GQA/MQA need N_q a multiple of N_kv)"));
+    return Invalid(StrCat(op, ": key/value have ", nkv, " heads, which does not divide query's ", n,
+                          " heads (GQA/MQA need N_q a multiple of N_kv)"));
   }
   if (vk.shape[0] != hq->b || vv.shape[0] != hq->b) {
-    return Invalid(StrCat(op, ": B differs: query ", hq->b, ", key ", vk.shape[0], ", value ",
-                          vv.shape[0]));
+    return Invalid(
+        StrCat(op, ": B differs: query ", hq->b, ", key ", vk.shape[0], ", value ", vv.shape[0]));
   }
   if (vv.shape[1] != nkv || vv.shape[2] != hkv->s) {
     return Invalid(StrCat(op, ": value ", ShapeString(v.shape), " must match key ",
@@ -213,8 +213,8 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
     }
   }
   if (!chip.split()) {
-    return Invalid(StrCat(op, ": needs a split chip (Atlas A2: AIC + AIV); ", chip.name,
-                          " is not one"));
+    return Invalid(
+        StrCat(op, ": needs a split chip (Atlas A2: AIC + AIV); ", chip.name, " is not one"));
   }
   return {};
 }
@@ -346,14 +346,29 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   p.dv = dv;
   p.explicit_mask = has_mask && a.sparse_mode <= 1;
   WindowOf(a, has_mask, p.sq, p.skv, &p.lo_off, &p.hi_off);
-  p.tk = kTk;
   const int64_t dp = (p.d + 7) / 8 * 8, dvp = (dv + 7) / 8 * 8;
-  const int64_t row_bytes = backward ? patterns::FaBackwardRowBytes(p.tk, dp, dvp)
-                                     : patterns::FaForwardRowBytes(p.tk, dvp);
   const int64_t ub = static_cast<int64_t>(BudgetOf(chip).ub_bytes) - 4096;
-  const int64_t rq = std::clamp<int64_t>(ub / row_bytes / 8 * 8, 8, 64);
-  p.tq = static_cast<int32_t>(2 * rq);
-  if (backward) p.tq = std::min<int32_t>(p.tq, p.tk);  // the dK/dV pass holds tk/2 kv rows
+  if (!backward) {
+    p.tk = kTk;
+    const int64_t rq =
+        std::clamp<int64_t>(ub / patterns::FaForwardRowBytes(p.tk, dvp) / 8 * 8, 8, 64);
+    p.tq = static_cast<int32_t>(2 * rq);
+  } else {
+    // The largest kv block, then the largest q tile, whose buffers fit.
+    p.tk = 32;
+    p.tq = 16;
+    bool found = false;
+    for (int32_t tk : {128, 64, 32}) {
+      for (int32_t rq = 64; rq >= 8 && !found; rq -= 8) {
+        if (patterns::FaBackwardBytes(2 * rq, tk, dp, dvp) <= ub) {
+          p.tk = tk;
+          p.tq = 2 * rq;
+          found = true;
+        }
+      }
+      if (found) break;
+    }
+  }
   if (p.batch == 0 || p.nq == 0 || p.sq == 0 || p.skv == 0) return p;
   const int64_t items = p.batch * p.nq * ((p.sq + p.tq - 1) / p.tq);
   const int64_t aics = std::max(1, chip.aic_count);
@@ -410,10 +425,28 @@ ForwardViews ViewsOf(const FlashAttentionArgs& args, int64_t nkv) {
 
 void StageForward(const ForwardViews& w, bool explicit_mask, Staging* st) {
   for (const TensorRef* t : {&w.q, &w.k, &w.v}) st->AddInput(*t, DType::kF32, InPlace(*t));
-  if (explicit_mask) st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
+  if (explicit_mask)
+    st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
   st->AddOutput(w.out, DType::kF32, InPlace(w.out));
   st->AddOutput(w.smax, DType::kF32, w.smax.IsDense());
   st->AddOutput(w.ssum, DType::kF32, w.ssum.IsDense());
+}
+
+// Fills `t`'s mask fields from the mask view staged (or not) as operand `i`.
+void SetMask(const Staging& st, int i, const TensorRef& m, uint8_t* dense,
+             FlashAttentionTiling* t) {
+  t->mask = dense;
+  if (st.staged(i)) {
+    t->mask_ss = m.shape[3];
+    t->mask_sn = m.shape[1] == 1 ? 0 : m.shape[2] * m.shape[3];
+    t->mask_sb = m.shape[0] == 1 ? 0 : m.shape[1] * m.shape[2] * m.shape[3];
+    t->mask_span = static_cast<uint64_t>(m.NumElements());
+  } else {
+    t->mask_ss = m.strides[2];
+    t->mask_sn = m.shape[1] == 1 ? 0 : m.strides[1];
+    t->mask_sb = m.shape[0] == 1 ? 0 : m.strides[0];
+    t->mask_span = SpanOf(m);
+  }
 }
 
 int64_t KvHeads(const FlashAttentionArgs& a) {
@@ -436,9 +469,8 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
   const char* op = args.op;
   Heads hq, hkv;
   int64_t dv = 0;
-  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask,
-                             args.atten_mask, args.has_pse, args.has_prefix, args.attrs, chip,
-                             &hq, &hkv, &dv);
+  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
   std::vector<int64_t> out_shape = args.query.shape;  // with value's D
   out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
@@ -486,19 +518,7 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     t.v = OperandOf(st, i, w.v, dense[i]);
     ++i;
     if (plan.explicit_mask) {
-      const TensorRef& m = w.mask;
-      t.mask = dense[i];
-      if (st.staged(i)) {
-        t.mask_ss = m.shape[3];
-        t.mask_sn = m.shape[1] == 1 ? 0 : m.shape[2] * m.shape[3];
-        t.mask_sb = m.shape[0] == 1 ? 0 : m.shape[1] * m.shape[2] * m.shape[3];
-        t.mask_span = static_cast<uint64_t>(m.NumElements());
-      } else {
-        t.mask_ss = m.strides[2];
-        t.mask_sn = m.shape[1] == 1 ? 0 : m.strides[1];
-        t.mask_sb = m.shape[0] == 1 ? 0 : m.strides[0];
-        t.mask_span = SpanOf(m);
-      }
+      SetMask(st, i, w.mask, dense[i], &t);
       ++i;
     }
     t.o = OperandOf(st, i, w.out, dense[i]);
@@ -513,6 +533,160 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     }
     return LaunchMix(stream, "ops_flash_attention", plan.block_dim, *plan.chip, std::move(body));
   });
+}
+
+namespace {
+
+// The operands of the backward in staging order: q, k, v, dy, o, [mask], max, sum, dq, dk, dv.
+struct BackwardViews {
+  TensorRef q, k, v, dy, o, mask, smax, ssum, dq, dk, dv;
+};
+
+BackwardViews ViewsOf(const FlashAttentionGradArgs& args, int64_t nkv) {
+  BackwardViews w;
+  const std::string& l = args.attrs.layout;
+  const int64_t n = args.attrs.head_num;
+  w.q = HeadView(args.query, l, n);
+  w.k = HeadView(args.key, l, nkv);
+  w.v = HeadView(args.value, l, nkv);
+  w.dy = HeadView(args.dy, l, n);
+  w.o = HeadView(args.attention_in, l, n);
+  if (args.has_mask) w.mask = MaskView(args.atten_mask);
+  w.smax = args.softmax_max;
+  w.ssum = args.softmax_sum;
+  w.dq = HeadView(args.dq, l, n);
+  w.dk = HeadView(args.dk, l, nkv);
+  w.dv = HeadView(args.dv, l, nkv);
+  return w;
+}
+
+void StageBackward(const BackwardViews& w, bool explicit_mask, Staging* st) {
+  for (const TensorRef* t : {&w.q, &w.k, &w.v, &w.dy, &w.o}) {
+    st->AddInput(*t, DType::kF32, InPlace(*t));
+  }
+  if (explicit_mask)
+    st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
+  st->AddInput(w.smax, DType::kF32, w.smax.IsDense());
+  st->AddInput(w.ssum, DType::kF32, w.ssum.IsDense());
+  for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) st->AddOutput(*t, DType::kF32, InPlace(*t));
+}
+
+int64_t KvHeads(const FlashAttentionGradArgs& a) {
+  FlashAttentionArgs f;
+  f.query = a.query;
+  f.key = a.key;
+  f.attrs = a.attrs;
+  return KvHeads(f);
+}
+
+// The (B, N, S, 8) rowsum(dO * O) the dQ pass leaves for the dK/dV pass, after the slots.
+uint64_t DsumBytes(const FlashAttentionPlan& p) {
+  return Align512(static_cast<uint64_t>(p.batch * p.nq * p.sq * patterns::kFaStatWidth) * 4);
+}
+
+}  // namespace
+
+OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip) {
+  const char* op = args.op;
+  Heads hq, hkv;
+  int64_t dv = 0;
+  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  if (!c.ok()) return c;
+  std::vector<int64_t> out_shape = args.query.shape;  // with value's D
+  out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
+  const DType dt = args.query.dtype;
+  if (!(c = CheckOutput(op, "dy", args.dy, dt, out_shape)).ok() ||
+      !(c = CheckOutput(op, "attentionInOptional", args.attention_in, dt, out_shape)).ok() ||
+      !(c = CheckOutput(op, "softmaxMaxOptional", args.softmax_max, DType::kF32, StatShape(hq)))
+           .ok() ||
+      !(c = CheckOutput(op, "softmaxSumOptional", args.softmax_sum, DType::kF32, StatShape(hq)))
+           .ok() ||
+      !(c = CheckOutput(op, "dqOut", args.dq, dt, args.query.shape)).ok() ||
+      !(c = CheckOutput(op, "dkOut", args.dk, dt, args.key.shape)).ok() ||
+      !(c = CheckOutput(op, "dvOut", args.dv, dt, args.value.shape)).ok()) {
+    return c;
+  }
+  return {};
+}
+
+FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& chip) {
+  Heads hq, hkv;
+  int64_t dv = 0;
+  CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+                 args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, true, chip, args.op);
+  if (p.block_dim == 0) return p;
+  Staging st;
+  StageBackward(ViewsOf(args, hkv.n), p.explicit_mask, &st);
+  p.workspace_bytes = p.slots_bytes + DsumBytes(p) + st.WorkspaceBytes();
+  return p;
+}
+
+Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan, void* workspace,
+              const void* stream) {
+  if (plan.block_dim == 0) {
+    // Sq = 0 or Skv = 0: the gradients that exist are zeros.
+    for (const TensorRef* t : {&args.dq, &args.dk, &args.dv}) {
+      if (t->NumElements() == 0) continue;
+      const TensorRef z = *t;
+      Status s = rt::LaunchHostFunc(stream, [z] {
+        static const float kZero = 0;
+        TensorRef zero = DenseRef(const_cast<float*>(&kZero), DType::kF32, z.shape);
+        zero.strides.assign(z.shape.size(), 0);
+        CopyView(z, zero);
+      });
+      if (!s.ok()) return s;
+    }
+    return Status();
+  }
+  const BackwardViews w = ViewsOf(args, plan.nkv);
+  Staging st;
+  StageBackward(w, plan.explicit_mask, &st);
+  uint8_t* const ws = static_cast<uint8_t*>(workspace);
+  float* const dsum = reinterpret_cast<float*>(ws + plan.slots_bytes);
+  return st.Enqueue(
+      ws + plan.slots_bytes + DsumBytes(plan), stream, [&](const std::vector<uint8_t*>& dense) {
+        FlashAttentionTiling t = TilingOf(plan, static_cast<float>(args.attrs.scale), ws);
+        t.ws_group_floats = patterns::FaBackwardGroupFloats(plan.tq, plan.tk, t.DPad(), t.DvPad());
+        int i = 0;
+        t.q = OperandOf(st, i, w.q, dense[i]);
+        ++i;
+        t.k = OperandOf(st, i, w.k, dense[i]);
+        ++i;
+        t.v = OperandOf(st, i, w.v, dense[i]);
+        ++i;
+        t.dout = OperandOf(st, i, w.dy, dense[i]);
+        ++i;
+        t.o = OperandOf(st, i, w.o, dense[i]);
+        ++i;
+        if (plan.explicit_mask) {
+          SetMask(st, i, w.mask, dense[i], &t);
+          ++i;
+        }
+        t.softmax_max = reinterpret_cast<float*>(dense[i++]);
+        t.softmax_sum = reinterpret_cast<float*>(dense[i++]);
+        t.grad_q = OperandOf(st, i, w.dq, dense[i]);
+        ++i;
+        t.grad_k = OperandOf(st, i, w.dk, dense[i]);
+        ++i;
+        t.grad_v = OperandOf(st, i, w.dv, dense[i]);
+        std::function<void()> dq_body, dkv_body;
+        if (plan.explicit_mask) {
+          dq_body = [t, dsum] { patterns::FlashAttentionBackwardDqKernel<MaskedScores>(t, dsum); };
+          dkv_body = [t, dsum] {
+            patterns::FlashAttentionBackwardDkvKernel<MaskedScores>(t, dsum);
+          };
+        } else {
+          dq_body = [t, dsum] { patterns::FlashAttentionBackwardDqKernel<PlainScores>(t, dsum); };
+          dkv_body = [t, dsum] { patterns::FlashAttentionBackwardDkvKernel<PlainScores>(t, dsum); };
+        }
+        Status s = LaunchMix(stream, "ops_flash_attention_grad_dq", plan.block_dim, *plan.chip,
+                             std::move(dq_body));
+        if (!s.ok()) return s;
+        return LaunchMix(stream, "ops_flash_attention_grad_dkv", plan.block_dim_dkdv, *plan.chip,
+                         std::move(dkv_body));
+      });
 }
 
 namespace {
@@ -564,18 +738,40 @@ Status FlashAttentionForward(const TensorRef& query, const TensorRef& key, const
   return RunWithWorkspace(a, stream);
 }
 
-Status UnfusedAttentionForward(const TensorRef& query, const TensorRef& key,
-                               const TensorRef& value, const TensorRef* mask_bias, double scale,
+Status FlashAttentionBackward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                              const TensorRef& dy, const TensorRef* atten_mask,
+                              const TensorRef& softmax_max, const TensorRef& softmax_sum,
+                              const TensorRef& attention_in, const FlashAttentionAttrs& attrs,
+                              const TensorRef& dq, const TensorRef& dk, const TensorRef& dv,
+                              const void* stream) {
+  FlashAttentionGradArgs a;
+  a.op = "aicore::ops::FlashAttentionBackward";
+  a.query = query;
+  a.key = key;
+  a.value = value;
+  a.dy = dy;
+  a.has_mask = atten_mask != nullptr;
+  if (atten_mask) a.atten_mask = *atten_mask;
+  a.softmax_max = softmax_max;
+  a.softmax_sum = softmax_sum;
+  a.attention_in = attention_in;
+  a.attrs = attrs;
+  a.dq = dq;
+  a.dk = dk;
+  a.dv = dv;
+  return RunWithWorkspace(a, stream);
+}
+
+Status UnfusedAttentionForward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                               const TensorRef* mask_bias, double scale,
                                const TensorRef& attention_out, const void* stream) {
-  if (query.Rank() != 4 || key.Rank() != 4 || value.Rank() != 4 ||
-      key.shape[1] != query.shape[1] || query.dtype != DType::kF32 ||
-      key.dtype != DType::kF32 || value.dtype != DType::kF32) {
+  if (query.Rank() != 4 || key.Rank() != 4 || value.Rank() != 4 || key.shape[1] != query.shape[1] ||
+      query.dtype != DType::kF32 || key.dtype != DType::kF32 || value.dtype != DType::kF32) {
     return Status(StatusCode::kInvalidArgument,
                   "UnfusedAttentionForward: takes FLOAT BNSD query/key/value with equal head "
                   "counts");
   }
-  const int64_t b = query.shape[0], n = query.shape[1], sq = query.shape[2],
-                skv = key.shape[2];
+  const int64_t b = query.shape[0], n = query.shape[1], sq = query.shape[2], skv = key.shape[2];
   std::shared_ptr<rt::Stream> s;
   Status st = rt::ResolveStream(stream, "UnfusedAttentionForward", &s);
   if (!st.ok()) return st;

@@ -64,8 +64,8 @@ struct FlashAttentionPlan {
   int32_t tq = 0, tk = 0;
   bool explicit_mask = false;
   int64_t lo_off = 0, hi_off = 0;
-  uint32_t block_dim = 0;        // groups (1 AIC + 2 AIVs)
-  uint32_t block_dim_dkdv = 0;   // backward: the dK/dV pass's groups
+  uint32_t block_dim = 0;       // groups (1 AIC + 2 AIVs)
+  uint32_t block_dim_dkdv = 0;  // backward: the dK/dV pass's groups
   AscendC::tiling::TCubeTiling mm{};
   uint64_t slots_bytes = 0;      // the groups' slots, at the workspace's start
   uint64_t workspace_bytes = 0;  // slots + staging
@@ -110,8 +110,8 @@ Status FlashAttentionBackward(const TensorRef& query, const TensorRef& key, cons
 // (B, N, Sq, Skv) fp32 scores buffer from the device allocator for the call; FLOAT only;
 // synchronizes
 // `stream` before returning.
-Status UnfusedAttentionForward(const TensorRef& query, const TensorRef& key,
-                               const TensorRef& value, const TensorRef* mask_bias, double scale,
+Status UnfusedAttentionForward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                               const TensorRef* mask_bias, double scale,
                                const TensorRef& attention_out, const void* stream = nullptr);
 
 }  // namespace aicore::ops

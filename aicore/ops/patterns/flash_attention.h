@@ -56,9 +56,9 @@ struct FaOperand {
 };
 
 struct FlashAttentionTiling {
-  FaOperand q, k, v, o;     // o: the attention output (forward) or the forward's (backward)
+  FaOperand q, k, v, o;  // o: the attention output (forward) or the forward's (backward)
   FaOperand dout, grad_q, grad_k, grad_v;  // backward only
-  float* softmax_max = nullptr;  // (B, Nq, Sq, 8)
+  float* softmax_max = nullptr;            // (B, Nq, Sq, 8)
   float* softmax_sum = nullptr;
   const uint8_t* mask = nullptr;  // Hooks::kExplicitMask: (b, n, i, j) at b*sb + n*sn + i*ss + j
   int64_t mask_sb = 0, mask_sn = 0, mask_ss = 0;
@@ -67,8 +67,8 @@ struct FlashAttentionTiling {
   float scale = 1;
   // Row i sees columns j in [i + lo_off, i + hi_off] intersected with [0, skv).
   int64_t lo_off = -kFaUnbounded, hi_off = kFaUnbounded;
-  int32_t tq = 0;  // q rows per tile: even, a multiple of 16
-  int32_t tk = 0;  // kv rows per block: a multiple of 32
+  int32_t tq = 0;       // q rows per tile: even, a multiple of 16
+  int32_t tk = 0;       // kv rows per block: a multiple of 32
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
@@ -98,14 +98,14 @@ inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int6
   return 4 * tq * tk + 2 * std::max(tq, tk) * std::max(d_pad, dv_pad);
 }
 
-// The UB bytes one AIV row costs: forward (scores, probabilities, the mask's three forms, the
-// accumulator and the product, statistics) and backward (S, dP, the mask, the dO and O rows of
-// the tile, two accumulators and a product; rows of whichever side the pass accumulates).
-inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) {
-  return 15 * tk + 8 * dv_pad + 64;
-}
-inline int64_t FaBackwardRowBytes(int64_t tk, int64_t d_pad, int64_t dv_pad) {
-  return 15 * tk + 12 * std::max(d_pad, dv_pad) + 8 * std::max(d_pad, dv_pad) + 64;
+// The UB bytes of the AIVs: per forward row (scores, probabilities, the mask's three forms, the
+// accumulator and the product, statistics); of a backward AIV (S, P, dS and the mask per q row,
+// two accumulators and a product per accumulated row, statistics, reduction scratch).
+inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) { return 15 * tk + 8 * dv_pad + 64; }
+inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
+  const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
+  return rq * 19 * tk + 3 * acc_rows * std::max(d_pad, dv_pad) * 4 + 64 * 8 * 4 +
+         (8 + 2 * (std::max(tk, std::max(d_pad, dv_pad)) + 63) / 64 + 16) * 4;
 }
 
 namespace fa_detail {
@@ -113,8 +113,8 @@ namespace fa_detail {
 using AscendC::LocalTensor;
 
 // Cross-core flag ids (mode 2) of the kernels.
-inline constexpr uint16_t kScoresReady = 1;  // AIC -> AIVs: S (and dP) are in their slots
-inline constexpr uint16_t kProbsReady = 2;   // AIVs -> AIC: P (and dS) are in their slots
+inline constexpr uint16_t kScoresReady = 1;   // AIC -> AIVs: S (and dP) are in their slots
+inline constexpr uint16_t kProbsReady = 2;    // AIVs -> AIC: P (and dS) are in their slots
 inline constexpr uint16_t kProductReady = 3;  // AIC -> AIVs: the product slot holds a result
 
 template <AscendC::HardEvent kEvent>
@@ -246,8 +246,8 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
                             gv = Gm(t.v.data, t.v.span);
   float* ws = t.ws + GetBlockIdx() * t.ws_group_floats;
-  const GlobalTensor<float> gs = Gm(ws, t.tq * t.tk);                      // (tq, tk)
-  const GlobalTensor<float> gp = Gm(ws + t.tq * t.tk, t.tq * t.tk);        // (tq, tk)
+  const GlobalTensor<float> gs = Gm(ws, t.tq * t.tk);                          // (tq, tk)
+  const GlobalTensor<float> gp = Gm(ws + t.tq * t.tk, t.tq * t.tk);            // (tq, tk)
   const GlobalTensor<float> gpv = Gm(ws + 2 * t.tq * t.tk, t.tq * t.DvPad());  // (tq, dv_pad)
   const int64_t group_heads = t.nq / t.nkv;
   const int64_t items = t.batch * t.nq * t.QTiles();
@@ -262,8 +262,8 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
               true, t.k.ss, rows, bk, t.d);
       CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
       CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-      Product(mm, gpv, t.DvPad(), gp, false, t.tk, gv[t.v.Offset(b, nk, k0)], false, t.v.ss,
-              rows, t.dv, bk);
+      Product(mm, gpv, t.DvPad(), gp, false, t.tk, gv[t.v.Offset(b, nk, k0)], false, t.v.ss, rows,
+              t.dv, bk);
       CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
     }
   }
@@ -339,13 +339,13 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
           const LocalTensor<float> s_row = sb.s[r * tk], p_row = sb.p[r * tk];
           const int32_t cnt = static_cast<int32_t>(hi + 1);
           if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
-          const float block_max = ReduceToScalar(ReduceOp::kMax, s_row, sb.result,
-                                                 sb.reduce_tmp, static_cast<uint32_t>(cnt));
+          const float block_max = ReduceToScalar(ReduceOp::kMax, s_row, sb.result, sb.reduce_tmp,
+                                                 static_cast<uint32_t>(cnt));
           const float m_new = std::fmax(m[r], block_max);
           Adds(p_row, s_row, -m_new, cnt);
           Exp(p_row, p_row, cnt);
-          const float block_sum = ReduceToScalar(ReduceOp::kSum, p_row, sb.result,
-                                                 sb.reduce_tmp, static_cast<uint32_t>(cnt));
+          const float block_sum = ReduceToScalar(ReduceOp::kSum, p_row, sb.result, sb.reduce_tmp,
+                                                 static_cast<uint32_t>(cnt));
           const float alpha = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new);
           l[r] = l[r] * alpha + block_sum;
           m[r] = m_new;
@@ -369,11 +369,9 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
       const bool masked = !(m[r] > kFaMaskedScore);  // Note [Masked scores]
       const float inv = masked ? 0.0f : 1.0f / l[r];
       Muls(ub_o[r * dvp], ub_o[r * dvp], inv, static_cast<int32_t>(dvp));
-      Duplicate(ub_max[r * kFaStatWidth],
-                masked ? -std::numeric_limits<float>::infinity() : m[r],
+      Duplicate(ub_max[r * kFaStatWidth], masked ? -std::numeric_limits<float>::infinity() : m[r],
                 static_cast<int32_t>(kFaStatWidth));
-      Duplicate(ub_sum[r * kFaStatWidth], masked ? 0.0f : l[r],
-                static_cast<int32_t>(kFaStatWidth));
+      Duplicate(ub_sum[r * kFaStatWidth], masked ? 0.0f : l[r], static_cast<int32_t>(kFaStatWidth));
     }
     Sync<HardEvent::V_MTE3>();
     StoreRows(go[t.o.Offset(b, n, i0)], ub_o, me.count, t.dv, dvp, t.o.ss);
@@ -391,6 +389,333 @@ void FlashAttentionForwardKernel(const FlashAttentionTiling& t) {
     FlashAttentionForwardCube(t);
   } else {
     FlashAttentionForwardVector<Hooks>(t);
+  }
+}
+
+// ---- backward ----
+
+namespace fa_detail {
+
+// The per-row inputs of the backward for the AIV's rows of a q tile: the forward's max m, 1 / l
+// (0 for a fully masked row) and rowsum(dO * O).
+struct BackwardRows {
+  std::array<float, 64> m{}, rinv{}, dsum{};
+};
+
+// Loads `count` rows of an (.., 8) statistic starting at row `row` and returns element 0 of
+// each through the scalar pipe.
+inline void LoadStat(const AscendC::GlobalTensor<float>& gm, int64_t row, int64_t count,
+                     const LocalTensor<float>& ub, float* out) {
+  using namespace AscendC;
+  Sync<HardEvent::S_MTE2>();
+  LoadRows(ub, gm[row * kFaStatWidth], 1, count * kFaStatWidth, 0, 0);
+  Sync<HardEvent::MTE2_S>();
+  for (int64_t r = 0; r < count; ++r) out[r] = ub.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+  Sync<HardEvent::S_V>();
+}
+
+// The AIV buffers of the backward.
+struct BackwardBuffers {
+  ScoreBuffers sb;                      // s, p and the mask
+  LocalTensor<float> ds;                // dP, then dS (rq x tk)
+  LocalTensor<float> acc1, acc2, prod;  // (R, max(d, dv) padded) each
+  LocalTensor<float> stat;              // 64 x 8
+};
+
+// The score side of one (q tile, kv block) pair for the AIV's rows `me` of the tile at q row
+// q0 of head (b, n): after the AIC's S and dP, writes P and scale * dS to their slots.
+template <class Hooks>
+void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers& u, const BackwardRows& st,
+                    const RowShare& me, int64_t b, int64_t n, int64_t q0, int64_t k0, int64_t bk,
+                    const AscendC::GlobalTensor<float>& gs, const AscendC::GlobalTensor<float>& gdp,
+                    const AscendC::GlobalTensor<float>& gp, const AscendC::GlobalTensor<float>& gds,
+                    bool store_p) {
+  using namespace AscendC;
+  const int64_t tk = t.tk, i0 = q0 + me.first;
+  const int32_t n_all = static_cast<int32_t>(me.count * tk);
+  Sync<HardEvent::V_MTE2>();
+  LoadRows(u.sb.s, gs[me.first * tk], me.count, bk, tk, tk);
+  LoadRows(u.ds, gdp[me.first * tk], me.count, bk, tk, tk);
+  Sync<HardEvent::MTE2_V>();
+  ScaleAndMask<Hooks>(t, u.sb, b, n, i0, k0, me.count, bk);
+  Duplicate(u.sb.p, 0.0f, n_all);
+  for (int64_t r = 0; r < me.count; ++r) {
+    int64_t lo, hi;
+    if (st.rinv[r] == 0.0f || !RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
+    const LocalTensor<float> s_row = u.sb.s[r * tk], p_row = u.sb.p[r * tk];
+    const int32_t cnt = static_cast<int32_t>(hi + 1);
+    if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
+    Adds(p_row, s_row, -st.m[r], cnt);
+    Exp(p_row, p_row, cnt);
+    Muls(p_row, p_row, st.rinv[r], cnt);
+    Adds(u.ds[r * tk], u.ds[r * tk], -st.dsum[r], static_cast<int32_t>(tk));
+  }
+  // dS = P * (dP - rowsum(dO * O)) * scale; rows without a window have P = 0.
+  Mul(u.ds, u.sb.p, u.ds, n_all);
+  Muls(u.ds, u.ds, t.scale, n_all);
+  Sync<HardEvent::V_MTE3>();
+  if (store_p) StoreRows(gp[me.first * tk], u.sb.p, me.count, bk, tk, tk);
+  StoreRows(gds[me.first * tk], u.ds, me.count, bk, tk, tk);
+  Sync<HardEvent::MTE3_V>();
+}
+
+// Carves the AIV buffers: rq score rows, `acc_rows` accumulator rows.
+template <class Hooks>
+BackwardBuffers CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& pipe,
+                              AscendC::TBuf<AscendC::TPosition::VECCALC>* bufs) {
+  using namespace AscendC;
+  const int64_t rq = t.tq / 2, tk = t.tk, acc_rows = std::max<int64_t>(rq, (tk + 1) / 2);
+  const int64_t dmax = std::max(t.DPad(), t.DvPad());
+  BackwardBuffers u;
+  pipe.InitBuffer(bufs[0], rq * tk * 4);
+  pipe.InitBuffer(bufs[1], rq * tk * 4);
+  pipe.InitBuffer(bufs[2], rq * tk * 4);
+  pipe.InitBuffer(bufs[3], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[4], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[5], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[6], 64 * kFaStatWidth * 4);
+  pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, dmax)))) * 4);
+  u.sb.s = bufs[0].Get<float>();
+  u.sb.p = bufs[1].Get<float>();
+  u.ds = bufs[2].Get<float>();
+  u.acc1 = bufs[3].Get<float>();
+  u.acc2 = bufs[4].Get<float>();
+  u.prod = bufs[5].Get<float>();
+  u.stat = bufs[6].Get<float>();
+  const LocalTensor<float> red = bufs[7].Get<float>();
+  u.sb.result = red;
+  u.sb.reduce_tmp = red[8];
+  if constexpr (Hooks::kExplicitMask) {
+    pipe.InitBuffer(bufs[8], rq * tk * 4);
+    pipe.InitBuffer(bufs[9], rq * tk * 2);
+    pipe.InitBuffer(bufs[10], rq * tk);
+    u.sb.mask_f = bufs[8].Get<float>();
+    u.sb.mask_h = bufs[9].Get<half>();
+    u.sb.mask_raw = bufs[10].Get<uint8_t>();
+    Duplicate(u.sb.mask_h, half(0.0f), static_cast<int32_t>(rq * tk));
+    Cast(u.sb.mask_raw, u.sb.mask_h, RoundMode::CAST_NONE, static_cast<int32_t>(rq * tk));
+  }
+  // Columns past a block's width are never copied in: give them a defined value once.
+  Duplicate(u.sb.s, 0.0f, static_cast<int32_t>(rq * tk));
+  Duplicate(u.ds, 0.0f, static_cast<int32_t>(rq * tk));
+  Duplicate(u.acc1, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  Duplicate(u.acc2, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  Duplicate(u.prod, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  return u;
+}
+
+// The group's backward slots: S, dP, P, dS (tq x tk each), then the products.
+struct BackwardSlots {
+  AscendC::GlobalTensor<float> s, dp, p, ds, prod1, prod2;
+};
+inline BackwardSlots SlotsOf(const FlashAttentionTiling& t, int64_t group) {
+  float* ws = t.ws + group * t.ws_group_floats;
+  const int64_t tile = int64_t{t.tq} * t.tk;
+  const int64_t prod = std::max<int64_t>(t.tq, t.tk) * std::max(t.DPad(), t.DvPad());
+  BackwardSlots s;
+  s.s = Gm(ws, tile);
+  s.dp = Gm(ws + tile, tile);
+  s.p = Gm(ws + 2 * tile, tile);
+  s.ds = Gm(ws + 3 * tile, tile);
+  s.prod1 = Gm(ws + 4 * tile, prod);
+  s.prod2 = Gm(ws + 4 * tile + prod, prod);
+  return s;
+}
+
+}  // namespace fa_detail
+
+// The dQ pass (items: batch, q head, q tile). Its AIVs also write rowsum(dO * O) per row to
+// t.softmax_sum's sibling `dsum` (B, Nq, Sq, 8) for the dK/dV pass.
+template <class Hooks>
+void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  const int64_t group_heads = t.nq / t.nkv;
+  const int64_t items = t.batch * t.nq * t.QTiles();
+  const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
+  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
+                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
+  if ASCEND_IS_AIC {
+    using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    TPipe pipe;
+    Matmul<FType, FType, FType> mm;
+    mm.Init(&t.mm, &pipe);
+    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
+    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+      const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+      const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+      const int64_t nk = n / group_heads;
+      for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
+        const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
+        if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+        Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, gk[t.k.Offset(b, nk, k0)],
+                true, t.k.ss, rows, bk, t.d);
+        Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
+                gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
+        CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+        Product(mm, sl.prod1, t.DPad(), sl.ds, false, t.tk, gk[t.k.Offset(b, nk, k0)], false,
+                t.k.ss, rows, t.d, bk);
+        CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+      }
+    }
+    return;
+  }
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> bufs[11];
+  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
+  const BackwardSlots sl = SlotsOf(t, group);
+  const GlobalTensor<float> go = Gm(t.o.data, t.o.span), gdq = Gm(t.grad_q.data, t.grad_q.span);
+  const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
+                            gsum = Gm(t.softmax_sum, stat_span), gdsum = Gm(dsum, stat_span);
+  const int64_t dp = t.DPad(), dvp = t.DvPad();
+  BackwardRows st;
+  for (int64_t item = group; item < items; item += groups) {
+    const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+    const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+    const RowShare me = ShareOf(rows);
+    const int64_t i0 = q0 + me.first, stat_row = (b * t.nq + n) * t.sq + i0;
+    if (me.count > 0) {
+      LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
+      LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
+      for (int64_t r = 0; r < me.count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+      // rowsum(dO * O), saved for the dK/dV pass.
+      Sync<HardEvent::V_MTE2>();
+      LoadRows(u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss, dvp);
+      LoadRows(u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss, dvp);
+      Sync<HardEvent::MTE2_V>();
+      Mul(u.prod, u.prod, u.acc1, static_cast<int32_t>(me.count * dvp));
+      for (int64_t r = 0; r < me.count; ++r) {
+        st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dvp], u.sb.result, u.sb.reduce_tmp,
+                                    static_cast<uint32_t>(t.dv));
+        Duplicate(u.stat[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
+      }
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * dp));
+      Sync<HardEvent::V_MTE3>();
+      StoreRows(gdsum[stat_row * kFaStatWidth], u.stat, 1, me.count * kFaStatWidth, 0, 0);
+      Sync<HardEvent::MTE3_V>();
+    }
+    for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
+      const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
+      if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+      if (me.count > 0) {
+        BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, false);
+      }
+      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+      if (me.count > 0) {
+        LoadRows(u.prod, sl.prod1[me.first * dp], me.count, t.d, dp, dp);
+        Sync<HardEvent::MTE2_V>();
+        Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(me.count * dp));
+        Sync<HardEvent::V_MTE2>();
+      }
+    }
+    if (me.count == 0) continue;
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(gdq[t.grad_q.Offset(b, n, i0)], u.acc1, me.count, t.d, dp, t.grad_q.ss);
+    Sync<HardEvent::MTE3_V>();
+  }
+}
+
+// The dK/dV pass (items: batch, kv head, kv block); reads the dQ pass's `dsum`.
+template <class Hooks>
+void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float* dsum) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  const int64_t group_heads = t.nq / t.nkv;
+  const int64_t items = t.batch * t.nkv * t.KvBlocks();
+  const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
+  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
+                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
+  const int64_t dp = t.DPad(), dvp = t.DvPad();
+  if ASCEND_IS_AIC {
+    using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    TPipe pipe;
+    Matmul<FType, FType, FType> mm;
+    mm.Init(&t.mm, &pipe);
+    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
+    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+      const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
+      const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
+      for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
+        for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
+          const int64_t rows = std::min<int64_t>(t.tq, t.sq - q0);
+          if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+          Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
+                  gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
+          Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
+                  gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
+          CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+          CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+          // dV += P^T dO, dK += dS^T Q (P and dS are stored rows x bk: transposed A).
+          Product(mm, sl.prod1, dvp, sl.p, true, t.tk, gdo[t.dout.Offset(b, n, q0)], false,
+                  t.dout.ss, bk, t.dv, rows);
+          Product(mm, sl.prod2, dp, sl.ds, true, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, bk,
+                  t.d, rows);
+          CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+        }
+      }
+    }
+    return;
+  }
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> bufs[11];
+  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
+  const BackwardSlots sl = SlotsOf(t, group);
+  const GlobalTensor<float> gdk = Gm(t.grad_k.data, t.grad_k.span),
+                            gdv = Gm(t.grad_v.data, t.grad_v.span);
+  const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
+                            gsum = Gm(t.softmax_sum, stat_span),
+                            gdsum = Gm(const_cast<float*>(dsum), stat_span);
+  BackwardRows st;
+  for (int64_t item = group; item < items; item += groups) {
+    const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
+    const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
+    const RowShare kv = ShareOf(bk);  // this AIV's kv rows of the block
+    if (kv.count > 0) {
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(kv.count * dvp));  // dV
+      Duplicate(u.acc2, 0.0f, static_cast<int32_t>(kv.count * dp));   // dK
+    }
+    for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
+      for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
+        const int64_t rows = std::min<int64_t>(t.tq, t.sq - q0);
+        if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+        const RowShare me = ShareOf(rows);
+        const int64_t stat_row = (b * t.nq + n) * t.sq + q0 + me.first;
+        if (me.count > 0) {
+          LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
+          LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
+          LoadStat(gdsum, stat_row, me.count, u.stat, st.dsum.data());
+          for (int64_t r = 0; r < me.count; ++r) {
+            st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+          }
+        }
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+        if (me.count > 0) {
+          BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, true);
+        }
+        CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+        if (kv.count > 0) {
+          LoadRows(u.prod, sl.prod1[kv.first * dvp], kv.count, t.dv, dvp, dvp);
+          Sync<HardEvent::MTE2_V>();
+          Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(kv.count * dvp));
+          Sync<HardEvent::V_MTE2>();
+          LoadRows(u.prod, sl.prod2[kv.first * dp], kv.count, t.d, dp, dp);
+          Sync<HardEvent::MTE2_V>();
+          Add(u.acc2, u.acc2, u.prod, static_cast<int32_t>(kv.count * dp));
+          Sync<HardEvent::V_MTE2>();
+        }
+      }
+    }
+    if (kv.count == 0) continue;
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, dvp, t.grad_v.ss);
+    StoreRows(gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, dp, t.grad_k.ss);
+    Sync<HardEvent::MTE3_V>();
   }
 }
 
