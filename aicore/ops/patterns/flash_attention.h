@@ -19,6 +19,11 @@
 //   in the AIVs' UB.
 // See Note [Masked scores] for fully masked rows.
 //
+// Note [Deferred row sums]
+// The forward keeps, per row, the running sum of P column by column in UB (rescaled with the
+// accumulator when the row max grows) and reduces it to the row's l once per item, after the
+// last block: one reduction per row instead of one per row and block.
+//
 // A Hooks type provides the score mask applied after scaling:
 //   static constexpr bool kExplicitMask;  // true: read t.mask (uint8, 1 = masked out)
 #pragma once
@@ -98,10 +103,11 @@ inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int6
   return 4 * tq * tk + 2 * std::max(tq, tk) * std::max(d_pad, dv_pad);
 }
 
-// The UB bytes of the AIVs: per forward row (scores, probabilities, the mask's three forms, the
-// accumulator and the product, statistics); of a backward AIV (S, P, dS and the mask per q row,
-// two accumulators and a product per accumulated row, statistics, reduction scratch).
-inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) { return 15 * tk + 8 * dv_pad + 64; }
+// The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, the
+// mask's three forms, the accumulator and the product, statistics); of a backward AIV (S, P,
+// dS and the mask per q row, two accumulators and a product per accumulated row, statistics,
+// reduction scratch).
+inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) { return 19 * tk + 8 * dv_pad + 64; }
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
   return rq * 19 * tk + 3 * acc_rows * std::max(d_pad, dv_pad) * 4 + 64 * 8 * 4 +
@@ -276,9 +282,10 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   using namespace fa_detail;
   const int64_t rq = t.tq / 2, tk = t.tk, dvp = t.DvPad();
   TPipe pipe;
-  TBuf<TPosition::VECCALC> b_s, b_p, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red;
+  TBuf<TPosition::VECCALC> b_s, b_p, b_lv, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red;
   pipe.InitBuffer(b_s, rq * tk * 4);
   pipe.InitBuffer(b_p, rq * tk * 4);
+  pipe.InitBuffer(b_lv, rq * tk * 4);
   pipe.InitBuffer(b_o, rq * dvp * 4);
   pipe.InitBuffer(b_pv, rq * dvp * 4);
   pipe.InitBuffer(b_stat, 2 * rq * kFaStatWidth * 4);
@@ -300,6 +307,8 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   sb.result = red;
   sb.reduce_tmp = red[8];
   const LocalTensor<float> ub_o = b_o.Get<float>(), ub_pv = b_pv.Get<float>();
+  // The running sums of P per row and column: summed once per item (Note [Deferred row sums]).
+  const LocalTensor<float> ub_lv = b_lv.Get<float>();
   const LocalTensor<float> ub_max = b_stat.Get<float>(), ub_sum = ub_max[rq * kFaStatWidth];
   // Columns past a block's width are never copied in: give them a defined value once.
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
@@ -321,8 +330,10 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     const int64_t i0 = q0 + me.first;
     const int32_t n_o = static_cast<int32_t>(me.count * dvp);
     m.fill(-std::numeric_limits<float>::infinity());
-    l.fill(0.0f);
-    if (me.count > 0) Duplicate(ub_o, 0.0f, n_o);
+    if (me.count > 0) {
+      Duplicate(ub_o, 0.0f, n_o);
+      Duplicate(ub_lv, 0.0f, static_cast<int32_t>(me.count * tk));
+    }
     for (int64_t k0 = 0; k0 < t.skv; k0 += tk) {
       const int64_t bk = std::min<int64_t>(tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
@@ -344,13 +355,14 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
           const float m_new = std::fmax(m[r], block_max);
           Adds(p_row, s_row, -m_new, cnt);
           Exp(p_row, p_row, cnt);
-          const float block_sum = ReduceToScalar(ReduceOp::kSum, p_row, sb.result, sb.reduce_tmp,
-                                                 static_cast<uint32_t>(cnt));
           const float alpha = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new);
-          l[r] = l[r] * alpha + block_sum;
           m[r] = m_new;
-          if (alpha != 1.0f) Muls(ub_o[r * dvp], ub_o[r * dvp], alpha, static_cast<int32_t>(dvp));
+          if (alpha != 1.0f) {
+            Muls(ub_o[r * dvp], ub_o[r * dvp], alpha, static_cast<int32_t>(dvp));
+            Muls(ub_lv[r * tk], ub_lv[r * tk], alpha, static_cast<int32_t>(tk));
+          }
         }
+        Add(ub_lv, ub_lv, sb.p, static_cast<int32_t>(me.count * tk));
         Sync<HardEvent::V_MTE3>();
         StoreRows(gp[me.first * tk], sb.p, me.count, bk, tk, tk);
         Sync<HardEvent::MTE3_V>();
@@ -365,6 +377,10 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
       }
     }
     if (me.count == 0) continue;
+    for (int64_t r = 0; r < me.count; ++r) {
+      l[r] = ReduceToScalar(ReduceOp::kSum, ub_lv[r * tk], sb.result, sb.reduce_tmp,
+                            static_cast<uint32_t>(tk));
+    }
     for (int64_t r = 0; r < me.count; ++r) {
       const bool masked = !(m[r] > kFaMaskedScore);  // Note [Masked scores]
       const float inv = masked ? 0.0f : 1.0f / l[r];
