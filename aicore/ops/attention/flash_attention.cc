@@ -449,6 +449,16 @@ void SetMask(const Staging& st, int i, const TensorRef& m, uint8_t* dense,
   }
 }
 
+// Enqueues filling view `t` with `value` (in its dtype) on `stream`; nothing when it is empty.
+Status EnqueueFill(const void* stream, const TensorRef& t, float value) {
+  if (t.NumElements() == 0) return Status();
+  return rt::LaunchHostFunc(stream, [t, value] {
+    TensorRef v = DenseRef(const_cast<float*>(&value), DType::kF32, t.shape);
+    v.strides.assign(t.shape.size(), 0);
+    CopyView(t, v);
+  });
+}
+
 int64_t KvHeads(const FlashAttentionArgs& a) {
   if (LayoutRank(a.attrs.layout) == 4) return a.key.shape[a.attrs.layout == "BNSD" ? 1 : 2];
   const int64_t d = a.query.shape[2] / a.attrs.head_num;
@@ -502,7 +512,13 @@ FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) 
 
 Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, void* workspace,
               const void* stream) {
-  if (plan.block_dim == 0) return Status();
+  if (plan.block_dim == 0) {
+    // Skv = 0 (or an empty q): every row is fully masked (Note [Masked scores]).
+    Status s = EnqueueFill(stream, args.attention_out, 0.0f);
+    if (s.ok()) s = EnqueueFill(stream, args.softmax_max, -std::numeric_limits<float>::infinity());
+    if (s.ok()) s = EnqueueFill(stream, args.softmax_sum, 0.0f);
+    return s;
+  }
   const ForwardViews w = ViewsOf(args, plan.nkv);
   Staging st;
   StageForward(w, plan.explicit_mask, &st);
@@ -628,14 +644,7 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
   if (plan.block_dim == 0) {
     // Sq = 0 or Skv = 0: the gradients that exist are zeros.
     for (const TensorRef* t : {&args.dq, &args.dk, &args.dv}) {
-      if (t->NumElements() == 0) continue;
-      const TensorRef z = *t;
-      Status s = rt::LaunchHostFunc(stream, [z] {
-        static const float kZero = 0;
-        TensorRef zero = DenseRef(const_cast<float*>(&kZero), DType::kF32, z.shape);
-        zero.strides.assign(z.shape.size(), 0);
-        CopyView(z, zero);
-      });
+      const Status s = EnqueueFill(stream, *t, 0.0f);
       if (!s.ok()) return s;
     }
     return Status();
