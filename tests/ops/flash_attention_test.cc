@@ -591,7 +591,9 @@ TEST(FlashAttentionAclnnTest, ForwardAndGradMatchTheReference) {
             ACLNN_SUCCESS)
       << Msg();
   void* wsp = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  if (ws > 0) {
+    ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
   ASSERT_EQ(aclnnFlashAttentionScore(wsp, ws, e, nullptr), ACLNN_SUCCESS) << Msg();
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   if (wsp) aclrtFree(wsp);
@@ -603,7 +605,9 @@ TEST(FlashAttentionAclnnTest, ForwardAndGradMatchTheReference) {
             ACLNN_SUCCESS)
       << Msg();
   wsp = nullptr;
-  if (ws > 0) ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  if (ws > 0) {
+    ASSERT_EQ(aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
   ASSERT_EQ(aclnnFlashAttentionScoreGrad(wsp, ws, e, nullptr), ACLNN_SUCCESS) << Msg();
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   if (wsp) aclrtFree(wsp);

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "aicore/ops/ops.h"
+#include "aicore/ops/patterns/flash_attention.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
 #include "aicore/runtime/tiling/matmul_tiling.h"
@@ -459,12 +460,6 @@ Status EnqueueFill(const void* stream, const TensorRef& t, float value) {
   });
 }
 
-int64_t KvHeads(const FlashAttentionArgs& a) {
-  if (LayoutRank(a.attrs.layout) == 4) return a.key.shape[a.attrs.layout == "BNSD" ? 1 : 2];
-  const int64_t d = a.query.shape[2] / a.attrs.head_num;
-  return d > 0 ? a.key.shape[2] / d : 0;
-}
-
 Status LaunchMix(const void* stream, const char* name, uint32_t groups, const arch::Chip& chip,
                  std::function<void()> body) {
   LaunchOptions options;
@@ -585,14 +580,6 @@ void StageBackward(const BackwardViews& w, bool explicit_mask, Staging* st) {
   st->AddInput(w.smax, DType::kF32, w.smax.IsDense());
   st->AddInput(w.ssum, DType::kF32, w.ssum.IsDense());
   for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) st->AddOutput(*t, DType::kF32, InPlace(*t));
-}
-
-int64_t KvHeads(const FlashAttentionGradArgs& a) {
-  FlashAttentionArgs f;
-  f.query = a.query;
-  f.key = a.key;
-  f.attrs = a.attrs;
-  return KvHeads(f);
 }
 
 // The (B, N, S, 8) rowsum(dO * O) the dQ pass leaves for the dK/dV pass, after the slots.

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
 #include "aicore/ops/framework/operator.h"
-#include "aicore/ops/patterns/flash_attention.h"
 
 namespace aicore::ops {
 

@@ -245,9 +245,9 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using namespace AscendC;
   using namespace fa_detail;
-  using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
   TPipe pipe;
-  Matmul<FType, FType, FType> mm;
+  AscendC::Matmul<FType, FType, FType> mm;
   mm.Init(&t.mm, &pipe);
   const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
                             gv = Gm(t.v.data, t.v.span);
@@ -552,9 +552,9 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
   const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
                             gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
   if ASCEND_IS_AIC {
-    using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
     TPipe pipe;
-    Matmul<FType, FType, FType> mm;
+    AscendC::Matmul<FType, FType, FType> mm;
     mm.Init(&t.mm, &pipe);
     const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
     for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
@@ -647,9 +647,9 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
                             gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
   const int64_t dp = t.DPad(), dvp = t.DvPad();
   if ASCEND_IS_AIC {
-    using FType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
     TPipe pipe;
-    Matmul<FType, FType, FType> mm;
+    AscendC::Matmul<FType, FType, FType> mm;
     mm.Init(&t.mm, &pipe);
     const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
     for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
