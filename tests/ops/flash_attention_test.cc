@@ -498,6 +498,26 @@ TEST(FlashAttentionBackwardTest, MatchesFiniteDifferences) {
   }
 }
 
+// D at the documented limit, and a value head dim below the query's.
+TEST(FlashAttentionTest, LargeAndUnequalHeadDims) {
+  for (auto [d, dv, l] : {std::tuple<int64_t, int64_t, const char*>{768, 768, "BNSD"},
+                          {24, 40, "BSH"},
+                          {40, 8, "SBH"}}) {
+    Case c;
+    c.layout = l;
+    c.nq = 2;
+    c.nkv = 1;
+    c.sq = 20;
+    c.skv = 150;
+    c.d = d;
+    c.dv = dv;
+    c.sparse = 3;
+    c.mask = MaskShape::kCompressed;
+    CheckForward(c);
+    CheckBackward(c);
+  }
+}
+
 TEST(FlashAttentionTest, EmptyKeysGiveFullyMaskedRows) {
   Case c;
   c.sq = 5;
