@@ -103,6 +103,31 @@ def matmul_rows(results, add, counter, fma_gf, bf16_gf):
                      (", target >= 0.95" if dtype == "fp32" and "cube_path" not in base else ""))
 
 
+def attention_rows(results, add, counter, ns, fma_gf):
+    """Adds the flash-attention rows: fused against the FMA peak and against the unfused
+    composition of aicore's operators measured in the same run (time and peak device bytes)."""
+    for run, entry in sorted(results.items()):
+        base = base_name(run)
+        if not base.startswith("ops/flash_attention/"):
+            continue
+        unfused = find(results, base.replace("ops/flash_attention/", "ops/attention_unfused/"))
+        flops = counter(entry, "flops_per_s")
+        gf = flops and flops / 1e9
+        add(base, "ratio_to_fma_peak", gf, "GFLOP/s", fma_gf, fma_gf and gf and gf / fma_gf,
+            note="useful flops (causal: the visible half), 1 worker thread, target >= 0.60")
+        peak, upeak = counter(entry, "peak_bytes"), counter(unfused, "peak_bytes")
+        add(base, "peak_bytes", peak, "B", upeak, upeak and peak and peak / upeak,
+            note="device allocator peak incl. operands; baseline: the unfused composition "
+                 f"(extra {counter(entry, 'extra_peak_bytes') or 0:.3g} B vs "
+                 f"{counter(unfused, 'extra_peak_bytes') or 0:.3g} B)")
+        if unfused:
+            t, tu = ns(entry) / 1e6, ns(unfused) / 1e6
+            add(base.replace("ops/flash_attention/", "ops/attention_unfused/"), "ms", tu, "ms",
+                note="matmul -> muls (-> add mask) -> softmax -> matmul through GM, CPU time")
+            add(base, "ratio_to_unfused", t, "ms", tu, t and tu / t,
+                note="unfused CPU time / fused CPU time, same run")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -125,13 +150,13 @@ def main():
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         blas_env.pop(var, None)
     for binary in ("bench_machine", "bench_vector", "bench_sim", "bench_check", "bench_perf",
-                   "alloc/bench_alloc", "bench_matmul"):
+                   "alloc/bench_alloc", "bench_matmul", "bench_attention"):
         path = os.path.join(bench_dir, binary)
         if not os.access(path, os.X_OK):
             print(f"error: {path} is missing (build the bench_* targets first)", file=sys.stderr)
             return 1
-        results.update(run_binary(path, args.filter,
-                                  blas_env if binary == "bench_matmul" else env))
+        one_thread = binary in ("bench_matmul", "bench_attention")
+        results.update(run_binary(path, args.filter, blas_env if one_thread else env))
     load_end = load_average()
 
     def counter(entry, name):
@@ -219,6 +244,8 @@ def main():
         add("alloc/cached_pair", "ns", worst[0], "ns", worst[2],
             worst[0] / worst[2] if worst[2] else None,
             note=f"slowest size {worst[1]} B, CPU time; baseline glibc malloc+free (target < 200)")
+
+    attention_rows(results, add, counter, ns, fma_gf)
 
     for when, load in (("start", load_start), ("end", load_end)):
         if load:

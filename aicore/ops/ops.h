@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "aicore/ops/attention/flash_attention.h"
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/matmul/matmul.h"

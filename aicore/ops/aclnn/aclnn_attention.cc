@@ -1,0 +1,252 @@
+// The aclnn entry points of flash attention (aclnnop/aclnn_flash_attention_score.h and
+// aclnn_flash_attention_score_grad.h): phase 1 converts the descriptors (161001 for a null
+// required tensor or layout, BOOL masks read as UINT8), runs the operator's CanImplement and
+// Plan and leaves an executor whose run re-reads the tensor addresses (aclSet*TensorAddr index
+// the inputs and outputs in the signature's order, absent optionals included) and calls Launch.
+// Phase 2 is RunExecutor (aclnn/descriptors.h). No exception crosses the C boundary.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aclnnop/aclnn_flash_attention_score.h"
+#include "aclnnop/aclnn_flash_attention_score_grad.h"
+#include "aicore/ops/aclnn/descriptors.h"
+#include "aicore/ops/attention/flash_attention.h"
+
+namespace aicore::ops {
+namespace {
+
+DType FromAcl(aclDataType dt) {
+  switch (dt) {
+    case ACL_FLOAT:
+      return DType::kF32;
+    case ACL_FLOAT16:
+      return DType::kF16;
+    case ACL_BF16:
+      return DType::kBF16;
+    case ACL_UINT8:
+    case ACL_BOOL:  // one byte, nonzero = true
+      return DType::kU8;
+    case ACL_INT8:
+      return DType::kI8;
+    case ACL_INT32:
+      return DType::kI32;
+    case ACL_INT64:
+      return DType::kI64;
+    default:
+      return DType::kUnknown;
+  }
+}
+
+// Converts tensor argument `what`; null is 161001.
+aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, TensorRef* ref) {
+  const aclnnStatus s = CheckTensorArg(api, what, t);
+  if (s != ACLNN_SUCCESS) return s;
+  const DType dt = FromAcl(t->dtype);
+  if (dt == DType::kUnknown) {
+    return Report(api, ACLNN_ERR_PARAM_INVALID,
+                  StrCat(what, " has dtype ", AclDataTypeName(t->dtype),
+                         "; allowed: FLOAT, FLOAT16, BFLOAT16 (masks: BOOL, UINT8)"));
+  }
+  ref->data = t->data;
+  ref->dtype = dt;
+  ref->shape = t->view_dims;
+  ref->strides = t->strides;
+  ref->offset = t->offset;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus Attrs(const char* api, double scale, double keep_prob, int64_t pre, int64_t next,
+                  int64_t head_num, const char* layout, int64_t inner_precise, int64_t sparse_mode,
+                  FlashAttentionAttrs* a) {
+  if (layout == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "inputLayout is null");
+  a->scale = scale;
+  a->keep_prob = keep_prob;
+  a->pre_tokens = pre;
+  a->next_tokens = next;
+  a->head_num = head_num;
+  a->layout = layout;
+  a->inner_precise = inner_precise;
+  a->sparse_mode = sparse_mode;
+  return ACLNN_SUCCESS;
+}
+
+// Phase 1 after the conversions. `inputs`/`outputs` list the executor's tensors in the
+// signature's order (nullptr: an absent or unused one).
+template <class Args>
+aclnnStatus Prepare(const char* api, Args args,
+                    std::function<std::vector<TensorRef*>(Args&)> inputs,
+                    std::function<std::vector<TensorRef*>(Args&)> outputs, uint64_t* workspace_size,
+                    aclOpExecutor** executor) {
+  if (workspace_size == nullptr) {
+    return Report(api, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null");
+  }
+  if (executor == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "executor is null");
+  try {
+    args.op = api;
+    const arch::Chip& chip = arch::DefaultChip();
+    const OpCheck c = CanImplement(args, chip);
+    if (!c.ok()) {
+      const std::string prefix = StrCat(api, ": ");
+      const bool named = c.message.rfind(prefix, 0) == 0;
+      return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
+    }
+    const FlashAttentionPlan plan = Plan(args, chip);
+    auto* e = new aclOpExecutor();
+    e->api = api;
+    e->workspace_size = plan.workspace_bytes;
+    for (TensorRef* t : inputs(args)) {
+      e->input_bases.push_back(t ? t->data : nullptr);
+      e->input_byte_offsets.push_back(0);
+    }
+    for (TensorRef* t : outputs(args)) {
+      e->output_bases.push_back(t ? t->data : nullptr);
+      e->output_byte_offsets.push_back(0);
+    }
+    e->run = [args, plan, inputs, outputs](aclOpExecutor& self, void* ws,
+                                           aclrtStream stream) -> Status {
+      Args a = args;
+      std::vector<TensorRef*> in = inputs(a), out = outputs(a);
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i]) in[i]->data = self.input_bases[i];
+      }
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i]) out[i]->data = self.output_bases[i];
+      }
+      return Launch(a, plan, ws, stream);
+    };
+    *workspace_size = plan.workspace_bytes;
+    *executor = AdoptExecutor(e);
+    return ACLNN_SUCCESS;
+  } catch (const Error& e) {
+    return Report(api, ACLNN_ERR_INNER, e.status().ToString());
+  } catch (const std::exception& e) {
+    return Report(api, ACLNN_ERR_INNER, e.what());
+  }
+}
+
+}  // namespace
+}  // namespace aicore::ops
+
+using aicore::ops::FlashAttentionArgs;
+using aicore::ops::FlashAttentionGradArgs;
+using aicore::ops::RunExecutor;
+using aicore::ops::TensorRef;
+
+aclnnStatus aclnnFlashAttentionScoreGetWorkspaceSize(
+    const aclTensor* query, const aclTensor* key, const aclTensor* value,
+    const aclTensor* realShiftOptional, const aclTensor* dropMaskOptional,
+    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
+    const aclIntArray* prefixOptional, double scaleValue, double keepProb, int64_t preTokens,
+    int64_t nextTokens, int64_t headNum, char* inputLayout, int64_t innerPrecise,
+    int64_t sparseMode, const aclTensor* softmaxMaxOut, const aclTensor* softmaxSumOut,
+    const aclTensor* /*softmaxOutOut: documented as unused*/, const aclTensor* attentionOutOut,
+    uint64_t* workspaceSize, aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnFlashAttentionScore";
+  FlashAttentionArgs a;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "query", query, &a.query)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "key", key, &a.key)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "value", value, &a.value)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  a.has_pse = realShiftOptional != nullptr;
+  a.has_drop_mask = dropMaskOptional != nullptr;
+  a.has_padding_mask = paddingMaskOptional != nullptr;
+  a.has_prefix = prefixOptional != nullptr;
+  a.has_mask = attenMaskOptional != nullptr;
+  if (a.has_mask &&
+      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  if ((s = Attrs(kApi, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
+                 innerPrecise, sparseMode, &a.attrs)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "softmaxMaxOut", softmaxMaxOut, &a.softmax_max)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "softmaxSumOut", softmaxSumOut, &a.softmax_sum)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "attentionOutOut", attentionOutOut, &a.attention_out)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<FlashAttentionArgs>(
+      kApi, a,
+      [](FlashAttentionArgs& x) {
+        return std::vector<TensorRef*>{&x.query,
+                                       &x.key,
+                                       &x.value,
+                                       nullptr,
+                                       nullptr,
+                                       nullptr,
+                                       x.has_mask ? &x.atten_mask : nullptr};
+      },
+      [](FlashAttentionArgs& x) {
+        return std::vector<TensorRef*>{&x.softmax_max, &x.softmax_sum, nullptr, &x.attention_out};
+      },
+      workspaceSize, executor);
+}
+
+aclnnStatus aclnnFlashAttentionScore(void* workspace, uint64_t workspaceSize,
+                                     aclOpExecutor* executor, const aclrtStream stream) {
+  return RunExecutor("aclnnFlashAttentionScore", workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnFlashAttentionScoreGradGetWorkspaceSize(
+    const aclTensor* query, const aclTensor* keyIn, const aclTensor* value, const aclTensor* dy,
+    const aclTensor* pseShiftOptional, const aclTensor* dropMaskOptional,
+    const aclTensor* paddingMaskOptional, const aclTensor* attenMaskOptional,
+    const aclTensor* softmaxMaxOptional, const aclTensor* softmaxSumOptional,
+    const aclTensor* /*softmaxInOptional: not read*/, const aclTensor* attentionInOptional,
+    const aclIntArray* prefixOptional, double scaleValue, double keepProb, int64_t preTokens,
+    int64_t nextTokens, int64_t headNum, char* inputLayout, int64_t innerPrecise,
+    int64_t sparseMode, const aclTensor* dqOut, const aclTensor* dkOut, const aclTensor* dvOut,
+    const aclTensor* /*dpseOut: no pse*/, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  using namespace aicore::ops;
+  constexpr const char* kApi = "aclnnFlashAttentionScoreGrad";
+  FlashAttentionGradArgs a;
+  aclnnStatus s;
+  if ((s = ToRef(kApi, "query", query, &a.query)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "keyIn", keyIn, &a.key)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "value", value, &a.value)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "dy", dy, &a.dy)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  a.has_pse = pseShiftOptional != nullptr;
+  a.has_drop_mask = dropMaskOptional != nullptr;
+  a.has_padding_mask = paddingMaskOptional != nullptr;
+  a.has_prefix = prefixOptional != nullptr;
+  a.has_mask = attenMaskOptional != nullptr;
+  if (a.has_mask &&
+      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  // The forward's statistics and output are required here (the backward recomputes P from them).
+  if ((s = ToRef(kApi, "softmaxMaxOptional", softmaxMaxOptional, &a.softmax_max)) !=
+          ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "softmaxSumOptional", softmaxSumOptional, &a.softmax_sum)) !=
+          ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "attentionInOptional", attentionInOptional, &a.attention_in)) !=
+          ACLNN_SUCCESS ||
+      (s = Attrs(kApi, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
+                 innerPrecise, sparseMode, &a.attrs)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "dqOut", dqOut, &a.dq)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "dkOut", dkOut, &a.dk)) != ACLNN_SUCCESS ||
+      (s = ToRef(kApi, "dvOut", dvOut, &a.dv)) != ACLNN_SUCCESS) {
+    return s;
+  }
+  return Prepare<FlashAttentionGradArgs>(
+      kApi, a,
+      [](FlashAttentionGradArgs& x) {
+        return std::vector<TensorRef*>{
+            &x.query,       &x.key,         &x.value, &x.dy,
+            nullptr,        nullptr,        nullptr,  x.has_mask ? &x.atten_mask : nullptr,
+            &x.softmax_max, &x.softmax_sum, nullptr,  &x.attention_in};
+      },
+      [](FlashAttentionGradArgs& x) {
+        return std::vector<TensorRef*>{&x.dq, &x.dk, &x.dv, nullptr};
+      },
+      workspaceSize, executor);
+}
+
+aclnnStatus aclnnFlashAttentionScoreGrad(void* workspace, uint64_t workspaceSize,
+                                         aclOpExecutor* executor, const aclrtStream stream) {
+  return RunExecutor("aclnnFlashAttentionScoreGrad", workspace, workspaceSize, executor, stream);
+}

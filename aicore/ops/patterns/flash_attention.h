@@ -1,0 +1,738 @@
+// FlashAttention<Hooks>: the mix kernels (split chips: 1 AIC + 2 AIVs per group) of fused
+// attention, forward and backward, over (B, N, S, D) fp32 operands with any B/N/S strides and a
+// unit D stride. Peak memory beyond the operands is a few tiles per group, never S x S.
+// - Work items are (batch, q head, q tile of `tq` rows) for the forward and the dQ pass, and
+//   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
+//   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
+// - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
+//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V. The AIVs split
+//   the tile's rows in two halves; each keeps its rows' output accumulator in UB and the running
+//   max m and sum l of the online softmax (scale, the Hooks' score mask, the row's window, exp,
+//   rescale of the accumulator by exp(m_old - m_new)).
+// - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
+// - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
+//   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
+//   says it has been read.
+// - Backward (FlashAttention-2): the AIVs recompute P = exp(S - m) / l from the forward's
+//   statistics and dS = P * (dP - rowsum(dO * O)) with dP = dO V^T from the AIC; the dK/dV pass
+//   accumulates P^T dO and scale * dS^T Q per kv block, the dQ pass scale * dS K per q tile, each
+//   in the AIVs' UB.
+// See Note [Masked scores] for fully masked rows.
+//
+// Note [Deferred row sums]
+// The forward keeps, per row, the running sum of P column by column in UB (rescaled with the
+// accumulator when the row max grows) and reduces it to the row's l once per item, after the
+// last block: one reduction per row instead of one per row and block.
+//
+// A Hooks type provides the score mask applied after scaling:
+//   static constexpr bool kExplicitMask;  // true: read t.mask (uint8, 1 = masked out)
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "aicore/kernel/lib/matmul/matmul.h"
+#include "aicore/ops/patterns/ub_cast.h"
+
+namespace aicore::ops::patterns {
+
+// Note [Masked scores]
+// A masked score becomes kFaMaskedScore, a finite value below any real score, so exp(score - m)
+// is exactly 0 once the row has seen one real score. While a row has seen only masked scores
+// its running max is kFaMaskedScore and their probabilities are 1; the first real score
+// rescales them by exp(kFaMaskedScore - m) = 0. A row whose max is still kFaMaskedScore (or that
+// no block reached) at the end is fully masked: its output is 0, softmaxMax is -inf and
+// softmaxSum 0, and the backward gives it zero gradients.
+inline constexpr float kFaMaskedScore = -3.0e38f;
+// A window offset that bounds nothing.
+inline constexpr int64_t kFaUnbounded = int64_t{1} << 40;
+// The statistics' trailing dim ([B, N, Sq, 8]: the value replicated 8 times, one DataBlock).
+inline constexpr int64_t kFaStatWidth = 8;
+
+// A (B, N, S, D) fp32 operand: element (b, n, s, d) at data[b * sb + n * sn + s * ss + d].
+struct FaOperand {
+  float* data = nullptr;
+  int64_t sb = 0, sn = 0, ss = 0;
+  uint64_t span = 0;  // elements from data the operand covers
+  int64_t Offset(int64_t b, int64_t n, int64_t s) const { return b * sb + n * sn + s * ss; }
+};
+
+struct FlashAttentionTiling {
+  FaOperand q, k, v, o;  // o: the attention output (forward) or the forward's (backward)
+  FaOperand dout, grad_q, grad_k, grad_v;  // backward only
+  float* softmax_max = nullptr;            // (B, Nq, Sq, 8)
+  float* softmax_sum = nullptr;
+  const uint8_t* mask = nullptr;  // Hooks::kExplicitMask: (b, n, i, j) at b*sb + n*sn + i*ss + j
+  int64_t mask_sb = 0, mask_sn = 0, mask_ss = 0;
+  uint64_t mask_span = 0;
+  int64_t batch = 0, nq = 0, nkv = 0, sq = 0, skv = 0, d = 0, dv = 0;
+  float scale = 1;
+  // Row i sees columns j in [i + lo_off, i + hi_off] intersected with [0, skv).
+  int64_t lo_off = -kFaUnbounded, hi_off = kFaUnbounded;
+  int32_t tq = 0;       // q rows per tile: even, a multiple of 16
+  int32_t tk = 0;       // kv rows per block: a multiple of 32
+  float* ws = nullptr;  // groups x ws_group_floats
+  int64_t ws_group_floats = 0;
+  AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
+
+  int64_t Lo(int64_t i) const { return std::max<int64_t>(0, i + lo_off); }
+  int64_t Hi(int64_t i) const { return std::min<int64_t>(skv - 1, i + hi_off); }
+  int64_t DPad() const { return (d + 7) / 8 * 8; }
+  int64_t DvPad() const { return (dv + 7) / 8 * 8; }
+  int64_t QTiles() const { return (sq + tq - 1) / tq; }
+  int64_t KvBlocks() const { return (skv + tk - 1) / tk; }
+  // True when a row of [q0, q1) sees a column of [k0, k1).
+  bool BlockLive(int64_t q0, int64_t q1, int64_t k0, int64_t k1) const {
+    for (int64_t i = q0; i < q1; ++i) {
+      const int64_t lo = std::max(Lo(i), k0), hi = std::min(Hi(i), k1 - 1);
+      if (lo <= hi) return true;
+    }
+    return false;
+  }
+};
+
+// The workspace floats one group needs: forward S, P and P V slots; backward S, dP, P, dS and a
+// product slot.
+inline int64_t FaForwardGroupFloats(int64_t tq, int64_t tk, int64_t dv_pad) {
+  return 2 * tq * tk + tq * dv_pad;
+}
+inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
+  return 4 * tq * tk + 2 * std::max(tq, tk) * std::max(d_pad, dv_pad);
+}
+
+// The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, the
+// mask's three forms, the accumulator and the product, statistics); of a backward AIV (S, P,
+// dS and the mask per q row, two accumulators and a product per accumulated row, statistics,
+// reduction scratch).
+inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) { return 19 * tk + 8 * dv_pad + 64; }
+inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
+  const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
+  return rq * 19 * tk + 3 * acc_rows * std::max(d_pad, dv_pad) * 4 + 64 * 8 * 4 +
+         (8 + 2 * (std::max(tk, std::max(d_pad, dv_pad)) + 63) / 64 + 16) * 4;
+}
+
+namespace fa_detail {
+
+using AscendC::LocalTensor;
+
+// Cross-core flag ids (mode 2) of the kernels.
+inline constexpr uint16_t kScoresReady = 1;   // AIC -> AIVs: S (and dP) are in their slots
+inline constexpr uint16_t kProbsReady = 2;    // AIVs -> AIC: P (and dS) are in their slots
+inline constexpr uint16_t kProductReady = 3;  // AIC -> AIVs: the product slot holds a result
+
+template <AscendC::HardEvent kEvent>
+inline void Sync() {
+  AscendC::SetFlag<kEvent>(EVENT_ID0);
+  AscendC::WaitFlag<kEvent>(EVENT_ID0);
+}
+
+inline uint32_t Up32(uint64_t bytes) { return static_cast<uint32_t>((bytes + 31) / 32 * 32); }
+
+// Copies `rows` rows of `cols` floats, `src_pitch` apart in GM, to UB rows `ub_pitch` apart.
+inline void LoadRows(const LocalTensor<float>& dst, const AscendC::GlobalTensor<float>& src,
+                     int64_t rows, int64_t cols, int64_t src_pitch, int64_t ub_pitch) {
+  using namespace AscendC;
+  const uint32_t len = static_cast<uint32_t>(cols * 4);
+  const bool one = rows == 1;  // a single row has no strides
+  DataCopyExtParams p(static_cast<uint16_t>(rows), len,
+                      one ? 0 : static_cast<uint32_t>((src_pitch - cols) * 4),
+                      one ? 0 : static_cast<uint32_t>((ub_pitch * 4 - Up32(len)) / 32), 0);
+  DataCopyPad(dst, src, p, DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+}
+
+// Copies `rows` UB rows (`ub_pitch` apart) of `cols` floats to GM rows `dst_pitch` apart.
+inline void StoreRows(const AscendC::GlobalTensor<float>& dst, const LocalTensor<float>& src,
+                      int64_t rows, int64_t cols, int64_t ub_pitch, int64_t dst_pitch) {
+  using namespace AscendC;
+  const uint32_t len = static_cast<uint32_t>(cols * 4);
+  const bool one = rows == 1;  // a single row has no strides
+  DataCopyExtParams p(static_cast<uint16_t>(rows), len,
+                      one ? 0 : static_cast<uint32_t>((ub_pitch * 4 - Up32(len)) / 32),
+                      one ? 0 : static_cast<uint32_t>((dst_pitch - cols) * 4), 0);
+  DataCopyPad(dst, src, p);
+}
+
+inline AscendC::GlobalTensor<float> Gm(float* p, uint64_t span) {
+  AscendC::GlobalTensor<float> g;
+  g.SetGlobalBuffer(p, span);
+  return g;
+}
+
+// One product of the AIC: C (m x n, row pitch ldc) = A (m x k) * B (k x n). A is row-major with
+// pitch lda, or (a_trans) stored k x m with pitch lda; B is row-major with pitch ldb, or
+// (b_trans) stored n x k with pitch ldb.
+template <class MM>
+inline void Product(MM& mm, const AscendC::GlobalTensor<float>& c, int64_t ldc,
+                    const AscendC::GlobalTensor<float>& a, bool a_trans, int64_t lda,
+                    const AscendC::GlobalTensor<float>& b, bool b_trans, int64_t ldb, int64_t m,
+                    int64_t n, int64_t k) {
+  const int org_m = static_cast<int>(a_trans ? lda : m);
+  const int org_ka = static_cast<int>(a_trans ? k : lda);
+  const int org_kb = static_cast<int>(b_trans ? ldb : k);
+  const int org_n = static_cast<int>(b_trans ? n : ldb);
+  mm.SetOrgShape(org_m, org_n, org_ka, org_kb, static_cast<int>(ldc));
+  mm.SetTail(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k));
+  mm.SetTensorA(a, a_trans);
+  mm.SetTensorB(b, b_trans);
+  mm.IterateAll(c);
+  mm.End();
+}
+
+// The AIV's share of a tile of `rows` rows: [first, first + count).
+struct RowShare {
+  int64_t first = 0, count = 0;
+};
+inline RowShare ShareOf(int64_t rows) {
+  const int64_t half = (rows + 1) / 2;
+  if (AscendC::GetSubBlockIdx() == 0) return {0, half};
+  return {half, rows - half};
+}
+
+// The vector buffers of the score side of a tile: scores (or P), a second tile (dP in the
+// backward), the mask in its three forms, reduction scratch.
+struct ScoreBuffers {
+  LocalTensor<float> s, p, mask_f, result, reduce_tmp;
+  LocalTensor<half> mask_h;
+  LocalTensor<uint8_t> mask_raw;
+};
+
+// Scales the `count` loaded rows of S (rows tk apart) and applies the Hooks' mask for the rows
+// starting at q row i0 and kv column k0 of head (b, n). Leaves S in sb.s.
+template <class Hooks>
+inline void ScaleAndMask(const FlashAttentionTiling& t, const ScoreBuffers& sb, int64_t b,
+                         int64_t n, int64_t i0, int64_t k0, int64_t count, int64_t bk) {
+  using namespace AscendC;
+  const int32_t n_all = static_cast<int32_t>(count * t.tk);
+  Muls(sb.s, sb.s, t.scale, n_all);
+  if constexpr (Hooks::kExplicitMask) {
+    GlobalTensor<uint8_t> gm_mask;  // (Bm, Nm, Sq, Skv)
+    gm_mask.SetGlobalBuffer(const_cast<uint8_t*>(t.mask), t.mask_span);
+    DataCopyExtParams p(static_cast<uint16_t>(count), static_cast<uint32_t>(bk),
+                        static_cast<uint32_t>(t.mask_ss - bk),
+                        static_cast<uint32_t>((t.tk - Up32(bk)) / 32), 0);
+    Sync<HardEvent::V_MTE2>();
+    DataCopyPad(sb.mask_raw, gm_mask[b * t.mask_sb + n * t.mask_sn + i0 * t.mask_ss + k0], p,
+                DataCopyPadExtParams<uint8_t>(false, 0, 0, 0));
+    Sync<HardEvent::MTE2_V>();
+    Cast(sb.mask_h, sb.mask_raw, RoundMode::CAST_NONE, n_all);
+    Cast(sb.mask_f, sb.mask_h, RoundMode::CAST_NONE, n_all);
+    Mins(sb.mask_f, sb.mask_f, 1.0f, n_all);
+    // s = s * (1 - mask) + mask * kFaMaskedScore, exact for unmasked scores.
+    Mul(sb.p, sb.s, sb.mask_f, n_all);
+    Sub(sb.s, sb.s, sb.p, n_all);
+    Muls(sb.p, sb.mask_f, kFaMaskedScore, n_all);
+    Add(sb.s, sb.s, sb.p, n_all);
+  }
+}
+
+// Row r's columns [lo, hi] of a block starting at column k0 that the window lets row i see;
+// false when none.
+inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int64_t bk, int64_t* lo,
+                      int64_t* hi) {
+  *lo = std::max<int64_t>(t.Lo(i) - k0, 0);
+  *hi = std::min<int64_t>(t.Hi(i) - k0, bk - 1);
+  return *lo <= *hi;
+}
+
+}  // namespace fa_detail
+
+// ---- forward ----
+
+// The AIC of a forward group.
+inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  TPipe pipe;
+  AscendC::Matmul<FType, FType, FType> mm;
+  mm.Init(&t.mm, &pipe);
+  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
+                            gv = Gm(t.v.data, t.v.span);
+  float* ws = t.ws + GetBlockIdx() * t.ws_group_floats;
+  const GlobalTensor<float> gs = Gm(ws, t.tq * t.tk);                          // (tq, tk)
+  const GlobalTensor<float> gp = Gm(ws + t.tq * t.tk, t.tq * t.tk);            // (tq, tk)
+  const GlobalTensor<float> gpv = Gm(ws + 2 * t.tq * t.tk, t.tq * t.DvPad());  // (tq, dv_pad)
+  const int64_t group_heads = t.nq / t.nkv;
+  const int64_t items = t.batch * t.nq * t.QTiles();
+  for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+    const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+    const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+    const int64_t nk = n / group_heads;
+    for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
+      const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
+      if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      Product(mm, gs, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, gk[t.k.Offset(b, nk, k0)],
+              true, t.k.ss, rows, bk, t.d);
+      CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+      Product(mm, gpv, t.DvPad(), gp, false, t.tk, gv[t.v.Offset(b, nk, k0)], false, t.v.ss, rows,
+              t.dv, bk);
+      CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    }
+  }
+}
+
+// An AIV of a forward group.
+template <class Hooks>
+void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  const int64_t rq = t.tq / 2, tk = t.tk, dvp = t.DvPad();
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> b_s, b_p, b_lv, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red;
+  pipe.InitBuffer(b_s, rq * tk * 4);
+  pipe.InitBuffer(b_p, rq * tk * 4);
+  pipe.InitBuffer(b_lv, rq * tk * 4);
+  pipe.InitBuffer(b_o, rq * dvp * 4);
+  pipe.InitBuffer(b_pv, rq * dvp * 4);
+  pipe.InitBuffer(b_stat, 2 * rq * kFaStatWidth * 4);
+  pipe.InitBuffer(b_red, (8 + ReduceTmpFloats(static_cast<uint32_t>(tk))) * 4);
+  ScoreBuffers sb;
+  sb.s = b_s.Get<float>();
+  sb.p = b_p.Get<float>();
+  if constexpr (Hooks::kExplicitMask) {
+    pipe.InitBuffer(b_mf, rq * tk * 4);
+    pipe.InitBuffer(b_mh, rq * tk * 2);
+    pipe.InitBuffer(b_mr, rq * tk);
+    sb.mask_f = b_mf.Get<float>();
+    sb.mask_h = b_mh.Get<half>();
+    sb.mask_raw = b_mr.Get<uint8_t>();
+    Duplicate(sb.mask_h, half(0.0f), static_cast<int32_t>(rq * tk));
+    Cast(sb.mask_raw, sb.mask_h, RoundMode::CAST_NONE, static_cast<int32_t>(rq * tk));
+  }
+  const LocalTensor<float> red = b_red.Get<float>();
+  sb.result = red;
+  sb.reduce_tmp = red[8];
+  const LocalTensor<float> ub_o = b_o.Get<float>(), ub_pv = b_pv.Get<float>();
+  // The running sums of P per row and column: summed once per item (Note [Deferred row sums]).
+  const LocalTensor<float> ub_lv = b_lv.Get<float>();
+  const LocalTensor<float> ub_max = b_stat.Get<float>(), ub_sum = ub_max[rq * kFaStatWidth];
+  // Columns past a block's width are never copied in: give them a defined value once.
+  Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
+  Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * dvp));
+
+  const GlobalTensor<float> go = Gm(t.o.data, t.o.span);
+  const GlobalTensor<float> gmax = Gm(t.softmax_max, t.batch * t.nq * t.sq * kFaStatWidth);
+  const GlobalTensor<float> gsum = Gm(t.softmax_sum, t.batch * t.nq * t.sq * kFaStatWidth);
+  const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
+  float* ws = t.ws + group * t.ws_group_floats;
+  const GlobalTensor<float> gs = Gm(ws, t.tq * tk), gp = Gm(ws + t.tq * tk, t.tq * tk);
+  const GlobalTensor<float> gpv = Gm(ws + 2 * t.tq * tk, t.tq * dvp);
+  std::array<float, 64> m{}, l{};
+  const int64_t items = t.batch * t.nq * t.QTiles();
+  for (int64_t item = group; item < items; item += groups) {
+    const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+    const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+    const RowShare me = ShareOf(rows);
+    const int64_t i0 = q0 + me.first;
+    const int32_t n_o = static_cast<int32_t>(me.count * dvp);
+    m.fill(-std::numeric_limits<float>::infinity());
+    if (me.count > 0) {
+      Duplicate(ub_o, 0.0f, n_o);
+      Duplicate(ub_lv, 0.0f, static_cast<int32_t>(me.count * tk));
+    }
+    for (int64_t k0 = 0; k0 < t.skv; k0 += tk) {
+      const int64_t bk = std::min<int64_t>(tk, t.skv - k0);
+      if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+      if (me.count > 0) {
+        Sync<HardEvent::V_MTE2>();
+        LoadRows(sb.s, gs[me.first * tk], me.count, bk, tk, tk);
+        Sync<HardEvent::MTE2_V>();
+        ScaleAndMask<Hooks>(t, sb, b, n, i0, k0, me.count, bk);
+        Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
+        for (int64_t r = 0; r < me.count; ++r) {
+          int64_t lo, hi;
+          if (!RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
+          const LocalTensor<float> s_row = sb.s[r * tk], p_row = sb.p[r * tk];
+          const int32_t cnt = static_cast<int32_t>(hi + 1);
+          if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
+          const float block_max = ReduceToScalar(ReduceOp::kMax, s_row, sb.result, sb.reduce_tmp,
+                                                 static_cast<uint32_t>(cnt));
+          const float m_new = std::fmax(m[r], block_max);
+          Adds(p_row, s_row, -m_new, cnt);
+          Exp(p_row, p_row, cnt);
+          const float alpha = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new);
+          m[r] = m_new;
+          if (alpha != 1.0f) {
+            Muls(ub_o[r * dvp], ub_o[r * dvp], alpha, static_cast<int32_t>(dvp));
+            Muls(ub_lv[r * tk], ub_lv[r * tk], alpha, static_cast<int32_t>(tk));
+          }
+        }
+        Add(ub_lv, ub_lv, sb.p, static_cast<int32_t>(me.count * tk));
+        Sync<HardEvent::V_MTE3>();
+        StoreRows(gp[me.first * tk], sb.p, me.count, bk, tk, tk);
+        Sync<HardEvent::MTE3_V>();
+      }
+      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+      if (me.count > 0) {
+        LoadRows(ub_pv, gpv[me.first * dvp], me.count, t.dv, dvp, dvp);
+        Sync<HardEvent::MTE2_V>();
+        Add(ub_o, ub_o, ub_pv, n_o);
+        Sync<HardEvent::V_MTE2>();
+      }
+    }
+    if (me.count == 0) continue;
+    for (int64_t r = 0; r < me.count; ++r) {
+      l[r] = ReduceToScalar(ReduceOp::kSum, ub_lv[r * tk], sb.result, sb.reduce_tmp,
+                            static_cast<uint32_t>(tk));
+    }
+    for (int64_t r = 0; r < me.count; ++r) {
+      const bool masked = !(m[r] > kFaMaskedScore);  // Note [Masked scores]
+      const float inv = masked ? 0.0f : 1.0f / l[r];
+      Muls(ub_o[r * dvp], ub_o[r * dvp], inv, static_cast<int32_t>(dvp));
+      Duplicate(ub_max[r * kFaStatWidth], masked ? -std::numeric_limits<float>::infinity() : m[r],
+                static_cast<int32_t>(kFaStatWidth));
+      Duplicate(ub_sum[r * kFaStatWidth], masked ? 0.0f : l[r], static_cast<int32_t>(kFaStatWidth));
+    }
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(go[t.o.Offset(b, n, i0)], ub_o, me.count, t.dv, dvp, t.o.ss);
+    const int64_t stat = ((b * t.nq + n) * t.sq + i0) * kFaStatWidth;
+    StoreRows(gmax[stat], ub_max, 1, me.count * kFaStatWidth, 0, 0);
+    StoreRows(gsum[stat], ub_sum, 1, me.count * kFaStatWidth, 0, 0);
+    Sync<HardEvent::MTE3_V>();
+  }
+}
+
+// The forward kernel body: every core of a kMix launch on a split chip runs it.
+template <class Hooks>
+void FlashAttentionForwardKernel(const FlashAttentionTiling& t) {
+  if ASCEND_IS_AIC {
+    FlashAttentionForwardCube(t);
+  } else {
+    FlashAttentionForwardVector<Hooks>(t);
+  }
+}
+
+// ---- backward ----
+
+namespace fa_detail {
+
+// The per-row inputs of the backward for the AIV's rows of a q tile: the forward's max m, 1 / l
+// (0 for a fully masked row) and rowsum(dO * O).
+struct BackwardRows {
+  std::array<float, 64> m{}, rinv{}, dsum{};
+};
+
+// Loads `count` rows of an (.., 8) statistic starting at row `row` and returns element 0 of
+// each through the scalar pipe.
+inline void LoadStat(const AscendC::GlobalTensor<float>& gm, int64_t row, int64_t count,
+                     const LocalTensor<float>& ub, float* out) {
+  using namespace AscendC;
+  Sync<HardEvent::S_MTE2>();
+  LoadRows(ub, gm[row * kFaStatWidth], 1, count * kFaStatWidth, 0, 0);
+  Sync<HardEvent::MTE2_S>();
+  for (int64_t r = 0; r < count; ++r) out[r] = ub.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+  Sync<HardEvent::S_V>();
+}
+
+// The AIV buffers of the backward.
+struct BackwardBuffers {
+  ScoreBuffers sb;                      // s, p and the mask
+  LocalTensor<float> ds;                // dP, then dS (rq x tk)
+  LocalTensor<float> acc1, acc2, prod;  // (R, max(d, dv) padded) each
+  LocalTensor<float> stat;              // 64 x 8
+};
+
+// The score side of one (q tile, kv block) pair for the AIV's rows `me` of the tile at q row
+// q0 of head (b, n): after the AIC's S and dP, writes P and scale * dS to their slots.
+template <class Hooks>
+void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers& u, const BackwardRows& st,
+                    const RowShare& me, int64_t b, int64_t n, int64_t q0, int64_t k0, int64_t bk,
+                    const AscendC::GlobalTensor<float>& gs, const AscendC::GlobalTensor<float>& gdp,
+                    const AscendC::GlobalTensor<float>& gp, const AscendC::GlobalTensor<float>& gds,
+                    bool store_p) {
+  using namespace AscendC;
+  const int64_t tk = t.tk, i0 = q0 + me.first;
+  const int32_t n_all = static_cast<int32_t>(me.count * tk);
+  Sync<HardEvent::V_MTE2>();
+  LoadRows(u.sb.s, gs[me.first * tk], me.count, bk, tk, tk);
+  LoadRows(u.ds, gdp[me.first * tk], me.count, bk, tk, tk);
+  Sync<HardEvent::MTE2_V>();
+  ScaleAndMask<Hooks>(t, u.sb, b, n, i0, k0, me.count, bk);
+  Duplicate(u.sb.p, 0.0f, n_all);
+  for (int64_t r = 0; r < me.count; ++r) {
+    int64_t lo, hi;
+    if (st.rinv[r] == 0.0f || !RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
+    const LocalTensor<float> s_row = u.sb.s[r * tk], p_row = u.sb.p[r * tk];
+    const int32_t cnt = static_cast<int32_t>(hi + 1);
+    if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
+    Adds(p_row, s_row, -st.m[r], cnt);
+    Exp(p_row, p_row, cnt);
+    Muls(p_row, p_row, st.rinv[r], cnt);
+    Adds(u.ds[r * tk], u.ds[r * tk], -st.dsum[r], static_cast<int32_t>(tk));
+  }
+  // dS = P * (dP - rowsum(dO * O)) * scale; rows without a window have P = 0.
+  Mul(u.ds, u.sb.p, u.ds, n_all);
+  Muls(u.ds, u.ds, t.scale, n_all);
+  Sync<HardEvent::V_MTE3>();
+  if (store_p) StoreRows(gp[me.first * tk], u.sb.p, me.count, bk, tk, tk);
+  StoreRows(gds[me.first * tk], u.ds, me.count, bk, tk, tk);
+  Sync<HardEvent::MTE3_V>();
+}
+
+// Carves the AIV buffers: rq score rows, `acc_rows` accumulator rows.
+template <class Hooks>
+BackwardBuffers CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& pipe,
+                              AscendC::TBuf<AscendC::TPosition::VECCALC>* bufs) {
+  using namespace AscendC;
+  const int64_t rq = t.tq / 2, tk = t.tk, acc_rows = std::max<int64_t>(rq, (tk + 1) / 2);
+  const int64_t dmax = std::max(t.DPad(), t.DvPad());
+  BackwardBuffers u;
+  pipe.InitBuffer(bufs[0], rq * tk * 4);
+  pipe.InitBuffer(bufs[1], rq * tk * 4);
+  pipe.InitBuffer(bufs[2], rq * tk * 4);
+  pipe.InitBuffer(bufs[3], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[4], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[5], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[6], 64 * kFaStatWidth * 4);
+  pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, dmax)))) * 4);
+  u.sb.s = bufs[0].Get<float>();
+  u.sb.p = bufs[1].Get<float>();
+  u.ds = bufs[2].Get<float>();
+  u.acc1 = bufs[3].Get<float>();
+  u.acc2 = bufs[4].Get<float>();
+  u.prod = bufs[5].Get<float>();
+  u.stat = bufs[6].Get<float>();
+  const LocalTensor<float> red = bufs[7].Get<float>();
+  u.sb.result = red;
+  u.sb.reduce_tmp = red[8];
+  if constexpr (Hooks::kExplicitMask) {
+    pipe.InitBuffer(bufs[8], rq * tk * 4);
+    pipe.InitBuffer(bufs[9], rq * tk * 2);
+    pipe.InitBuffer(bufs[10], rq * tk);
+    u.sb.mask_f = bufs[8].Get<float>();
+    u.sb.mask_h = bufs[9].Get<half>();
+    u.sb.mask_raw = bufs[10].Get<uint8_t>();
+    Duplicate(u.sb.mask_h, half(0.0f), static_cast<int32_t>(rq * tk));
+    Cast(u.sb.mask_raw, u.sb.mask_h, RoundMode::CAST_NONE, static_cast<int32_t>(rq * tk));
+  }
+  // Columns past a block's width are never copied in: give them a defined value once.
+  Duplicate(u.sb.s, 0.0f, static_cast<int32_t>(rq * tk));
+  Duplicate(u.ds, 0.0f, static_cast<int32_t>(rq * tk));
+  Duplicate(u.acc1, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  Duplicate(u.acc2, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  Duplicate(u.prod, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  return u;
+}
+
+// The group's backward slots: S, dP, P, dS (tq x tk each), then the products.
+struct BackwardSlots {
+  AscendC::GlobalTensor<float> s, dp, p, ds, prod1, prod2;
+};
+inline BackwardSlots SlotsOf(const FlashAttentionTiling& t, int64_t group) {
+  float* ws = t.ws + group * t.ws_group_floats;
+  const int64_t tile = int64_t{t.tq} * t.tk;
+  const int64_t prod = std::max<int64_t>(t.tq, t.tk) * std::max(t.DPad(), t.DvPad());
+  BackwardSlots s;
+  s.s = Gm(ws, tile);
+  s.dp = Gm(ws + tile, tile);
+  s.p = Gm(ws + 2 * tile, tile);
+  s.ds = Gm(ws + 3 * tile, tile);
+  s.prod1 = Gm(ws + 4 * tile, prod);
+  s.prod2 = Gm(ws + 4 * tile + prod, prod);
+  return s;
+}
+
+}  // namespace fa_detail
+
+// The dQ pass (items: batch, q head, q tile). Its AIVs also write rowsum(dO * O) per row to
+// t.softmax_sum's sibling `dsum` (B, Nq, Sq, 8) for the dK/dV pass.
+template <class Hooks>
+void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  const int64_t group_heads = t.nq / t.nkv;
+  const int64_t items = t.batch * t.nq * t.QTiles();
+  const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
+  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
+                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
+  if ASCEND_IS_AIC {
+    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    TPipe pipe;
+    AscendC::Matmul<FType, FType, FType> mm;
+    mm.Init(&t.mm, &pipe);
+    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
+    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+      const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+      const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+      const int64_t nk = n / group_heads;
+      for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
+        const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
+        if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+        Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, gk[t.k.Offset(b, nk, k0)],
+                true, t.k.ss, rows, bk, t.d);
+        Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
+                gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
+        CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+        Product(mm, sl.prod1, t.DPad(), sl.ds, false, t.tk, gk[t.k.Offset(b, nk, k0)], false,
+                t.k.ss, rows, t.d, bk);
+        CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+      }
+    }
+    return;
+  }
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> bufs[11];
+  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
+  const BackwardSlots sl = SlotsOf(t, group);
+  const GlobalTensor<float> go = Gm(t.o.data, t.o.span), gdq = Gm(t.grad_q.data, t.grad_q.span);
+  const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
+                            gsum = Gm(t.softmax_sum, stat_span), gdsum = Gm(dsum, stat_span);
+  const int64_t dp = t.DPad(), dvp = t.DvPad();
+  BackwardRows st;
+  for (int64_t item = group; item < items; item += groups) {
+    const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
+    const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+    const RowShare me = ShareOf(rows);
+    const int64_t i0 = q0 + me.first, stat_row = (b * t.nq + n) * t.sq + i0;
+    if (me.count > 0) {
+      LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
+      LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
+      for (int64_t r = 0; r < me.count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+      // rowsum(dO * O), saved for the dK/dV pass.
+      Sync<HardEvent::V_MTE2>();
+      LoadRows(u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss, dvp);
+      LoadRows(u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss, dvp);
+      Sync<HardEvent::MTE2_V>();
+      Mul(u.prod, u.prod, u.acc1, static_cast<int32_t>(me.count * dvp));
+      for (int64_t r = 0; r < me.count; ++r) {
+        st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dvp], u.sb.result, u.sb.reduce_tmp,
+                                    static_cast<uint32_t>(t.dv));
+        Duplicate(u.stat[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
+      }
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * dp));
+      Sync<HardEvent::V_MTE3>();
+      StoreRows(gdsum[stat_row * kFaStatWidth], u.stat, 1, me.count * kFaStatWidth, 0, 0);
+      Sync<HardEvent::MTE3_V>();
+    }
+    for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
+      const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
+      if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+      if (me.count > 0) {
+        BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, false);
+      }
+      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+      CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+      if (me.count > 0) {
+        LoadRows(u.prod, sl.prod1[me.first * dp], me.count, t.d, dp, dp);
+        Sync<HardEvent::MTE2_V>();
+        Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(me.count * dp));
+        Sync<HardEvent::V_MTE2>();
+      }
+    }
+    if (me.count == 0) continue;
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(gdq[t.grad_q.Offset(b, n, i0)], u.acc1, me.count, t.d, dp, t.grad_q.ss);
+    Sync<HardEvent::MTE3_V>();
+  }
+}
+
+// The dK/dV pass (items: batch, kv head, kv block); reads the dQ pass's `dsum`.
+template <class Hooks>
+void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float* dsum) {
+  using namespace AscendC;
+  using namespace fa_detail;
+  const int64_t group_heads = t.nq / t.nkv;
+  const int64_t items = t.batch * t.nkv * t.KvBlocks();
+  const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
+  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
+                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
+  const int64_t dp = t.DPad(), dvp = t.DvPad();
+  if ASCEND_IS_AIC {
+    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+    TPipe pipe;
+    AscendC::Matmul<FType, FType, FType> mm;
+    mm.Init(&t.mm, &pipe);
+    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
+    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+      const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
+      const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
+      for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
+        for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
+          const int64_t rows = std::min<int64_t>(t.tq, t.sq - q0);
+          if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+          Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
+                  gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
+          Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
+                  gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
+          CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+          CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+          // dV += P^T dO, dK += dS^T Q (P and dS are stored rows x bk: transposed A).
+          Product(mm, sl.prod1, dvp, sl.p, true, t.tk, gdo[t.dout.Offset(b, n, q0)], false,
+                  t.dout.ss, bk, t.dv, rows);
+          Product(mm, sl.prod2, dp, sl.ds, true, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, bk,
+                  t.d, rows);
+          CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+        }
+      }
+    }
+    return;
+  }
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> bufs[11];
+  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
+  const BackwardSlots sl = SlotsOf(t, group);
+  const GlobalTensor<float> gdk = Gm(t.grad_k.data, t.grad_k.span),
+                            gdv = Gm(t.grad_v.data, t.grad_v.span);
+  const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
+                            gsum = Gm(t.softmax_sum, stat_span),
+                            gdsum = Gm(const_cast<float*>(dsum), stat_span);
+  BackwardRows st;
+  for (int64_t item = group; item < items; item += groups) {
+    const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
+    const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
+    const RowShare kv = ShareOf(bk);  // this AIV's kv rows of the block
+    if (kv.count > 0) {
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(kv.count * dvp));  // dV
+      Duplicate(u.acc2, 0.0f, static_cast<int32_t>(kv.count * dp));   // dK
+    }
+    for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
+      for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
+        const int64_t rows = std::min<int64_t>(t.tq, t.sq - q0);
+        if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+        const RowShare me = ShareOf(rows);
+        const int64_t stat_row = (b * t.nq + n) * t.sq + q0 + me.first;
+        if (me.count > 0) {
+          LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
+          LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
+          LoadStat(gdsum, stat_row, me.count, u.stat, st.dsum.data());
+          for (int64_t r = 0; r < me.count; ++r) {
+            st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+          }
+        }
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+        if (me.count > 0) {
+          BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, true);
+        }
+        CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+        CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+        if (kv.count > 0) {
+          LoadRows(u.prod, sl.prod1[kv.first * dvp], kv.count, t.dv, dvp, dvp);
+          Sync<HardEvent::MTE2_V>();
+          Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(kv.count * dvp));
+          Sync<HardEvent::V_MTE2>();
+          LoadRows(u.prod, sl.prod2[kv.first * dp], kv.count, t.d, dp, dp);
+          Sync<HardEvent::MTE2_V>();
+          Add(u.acc2, u.acc2, u.prod, static_cast<int32_t>(kv.count * dp));
+          Sync<HardEvent::V_MTE2>();
+        }
+      }
+    }
+    if (kv.count == 0) continue;
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, dvp, t.grad_v.ss);
+    StoreRows(gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, dp, t.grad_k.ss);
+    Sync<HardEvent::MTE3_V>();
+  }
+}
+
+}  // namespace aicore::ops::patterns
