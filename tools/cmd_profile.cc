@@ -57,11 +57,11 @@ std::string PrepareOutDir(const std::string& dir) {
   return "";
 }
 
-// Loads DIR/summary.json (or the file itself when `path` names one).
+// Loads `path`/summary.json, or `path` itself when it names a file.
 bool LoadSummary(const std::string& path, nlohmann::json* out) {
   struct stat st{};
-  const bool is_dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  const std::string file = is_dir ? path + "/summary.json" : path;
+  const bool is_file = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const std::string file = is_file ? path : path + "/summary.json";
   bool ok = false;
   const std::string text = ReadAll(file, &ok);
   if (!ok) {

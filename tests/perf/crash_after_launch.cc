@@ -1,7 +1,7 @@
 // A host program for tests/perf/cli_test.sh: launches `argv[1]` add kernels (each completes),
 // then dies the way argv[2] says: "segv" (a fault), "abort" (std::abort), "exit3" (exit status 3)
 // or "ok". `aicore profile` must keep and report the launches that completed.
-#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +45,10 @@ int main(int argc, char** argv) {
     }
   }
   const char* how = argv[2];
-  if (std::strcmp(how, "segv") == 0) std::raise(SIGSEGV);
+  if (std::strcmp(how, "segv") == 0) {
+    volatile uintptr_t address = 0;  // a real fault, not raise(): the signal must come back
+    *reinterpret_cast<volatile int*>(address) = 1;
+  }
   if (std::strcmp(how, "abort") == 0) std::abort();
   if (std::strcmp(how, "exit3") == 0) return 3;
   return 0;
