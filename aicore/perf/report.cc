@@ -405,7 +405,7 @@ std::string TriangleSvg(const LaunchResult& r, size_t k) {
   const Triangle& t = r.triangle;
   // Corners: compute (top), memory (bottom left), parallelism (bottom right); each axis runs
   // from the centre (0% utilised) to its corner (100%).
-  const double cx = 190, cy = 150, R = 105;
+  const double cx = 190, cy = 140, R = 105;
   const double ang[3] = {-90, 150, 30};
   const char* names[3] = {"compute", "memory", "parallelism"};
   const double val[3] = {std::min(1.0, t.compute_utilisation),
@@ -418,7 +418,7 @@ std::string TriangleSvg(const LaunchResult& r, size_t k) {
     const double a = ang[i] * M_PI / 180;
     return std::make_pair(cx + f * R * std::cos(a), cy + f * R * std::sin(a));
   };
-  std::string s = StrCat("<svg id=\"triangle-", k, "\" width=\"380\" height=\"300\" "
+  std::string s = StrCat("<svg id=\"triangle-", k, "\" width=\"380\" height=\"310\" "
                          "xmlns=\"http://www.w3.org/2000/svg\" font-size=\"12\">");
   std::string outer, inner;
   for (int i = 0; i < 3; ++i) {
@@ -448,9 +448,12 @@ std::string TriangleSvg(const LaunchResult& r, size_t k) {
     const bool bind = t.corner == names[i];
     s += StrCat("<circle cx=\"", F(x, 1), "\" cy=\"", F(y, 1), "\" r=\"", bind ? 8 : 4,
                 "\" fill=\"", bind ? "#e53935" : "#555", "\"/>");
-    const double ly = i == 0 ? y - 12 : y + 22;
+    const double ly = i == 0 ? y - 12 : y + 20;
     s += StrCat("<text x=\"", F(x, 1), "\" y=\"", F(ly, 1), "\" text-anchor=\"middle\" "
-                "font-weight=\"", bind ? "bold" : "normal", "\">", Html(label[i]), "</text>");
+                "font-weight=\"", bind ? "bold" : "normal", "\">", names[i], "</text>");
+    s += StrCat("<text x=\"10\" y=\"", 262 + 15 * i, "\" font-weight=\"",
+                bind ? "bold" : "normal", "\">", Html(label[i]), bind ? " (binding)" : "",
+                "</text>");
   }
   s += "</svg>";
   s += Legend({{"#1e88e5", "utilisation (centre 0%, corner 100%; rings every 25%)"},
@@ -541,11 +544,12 @@ std::string RooflineSvg(const LaunchResult& r, size_t k) {
 }
 
 // The interactive timeline's data: per row (a core's pipe) the work slices and the waits, in
-// cycles. Rows hold every core; when a launch has more than kTimelineSlices slices, neighbours
-// closer than a resolution merge (their count kept), so the page stays loadable.
-constexpr size_t kTimelineSlices = 400000;
+// cycles. Rows hold every core; when a launch has more than `budget` slices, neighbours closer
+// than a resolution merge (their count kept), so the page stays loadable. The page's budget,
+// kTimelineSlices, is shared among its launches (at least kTimelineMinSlices each).
+constexpr size_t kTimelineSlices = 1000000, kTimelineMinSlices = 50000;
 
-std::string TimelineData(const LaunchResult& r) {
+std::string TimelineData(const LaunchResult& r, size_t budget) {
   const auto& cores = r.record->cores;
   size_t total = 0, nrows = 0;
   std::vector<std::array<bool, kP>> used(cores.size());
@@ -558,8 +562,8 @@ std::string TimelineData(const LaunchResult& r) {
     for (bool u : used[c]) nrows += u;
   }
   const double body = std::max(1.0, r.timeline.body_cycles);
-  const double res = total > kTimelineSlices
-                         ? body / (static_cast<double>(kTimelineSlices) / std::max<size_t>(1, nrows))
+  const double res = total > budget
+                         ? body / (static_cast<double>(budget) / std::max<size_t>(1, nrows))
                          : 0.0;
   std::map<std::string, int> api_index;
   std::vector<std::string> apis;
@@ -764,7 +768,7 @@ constexpr const char* kTimelineJs = R"JS(
 })();
 )JS";
 
-std::string TimelineHtml(const LaunchResult& r, size_t k) {
+std::string TimelineHtml(const LaunchResult& r, size_t k, size_t budget) {
   std::vector<std::pair<std::string, std::string>> items;
   std::array<bool, kP> used{};
   for (const auto& c : r.record->cores) {
@@ -784,7 +788,7 @@ std::string TimelineHtml(const LaunchResult& r, size_t k) {
   s += StrCat("<div class=\"tl-scroll\"><canvas id=\"timeline-canvas-", k,
               "\"></canvas></div><div class=\"tl-tip\">&nbsp;</div>");
   // "</" cannot appear inside the script element: the data escapes it.
-  std::string data = TimelineData(r);
+  std::string data = TimelineData(r, budget);
   std::string safe;
   for (size_t i = 0; i < data.size(); ++i) {
     if (data[i] == '<') {
@@ -800,7 +804,7 @@ std::string TimelineHtml(const LaunchResult& r, size_t k) {
 // Per core type: min / mean / max over the cores of the time and each pipe's busy ratio.
 std::string CoreSummaryHtml(const LaunchResult& r, size_t k) {
   std::string s = StrCat("<table id=\"cores-", k, "\"><tr><th>cores</th><th>quantity</th>"
-                         "<th>min</th><th>mean</th><th>max</th><th>slowest core</th></tr>");
+                         "<th>min</th><th>mean</th><th>max</th><th>core at max</th></tr>");
   for (sim::CoreType t : {sim::CoreType::kAic, sim::CoreType::kCoupled, sim::CoreType::kAiv}) {
     std::vector<const CoreResult*> cs;
     for (const auto& c : r.cores) {
@@ -974,7 +978,8 @@ std::string ReportHtml(const std::vector<LaunchResult>& results) {
          "pipe spent working or blocked, and why.</p>" + StallsHtml(r, k);
     o += "<h3>Source-line hotspots</h3><p>Time per call site and pipe, summed over the cores "
          "(instructions.csv has every line).</p>" + HotspotsHtml(r, k);
-    o += "<h3>Timeline</h3>" + TimelineHtml(r, k);
+    o += "<h3>Timeline</h3>" +
+         TimelineHtml(r, k, std::max(kTimelineMinSlices, kTimelineSlices / results.size()));
     for (const auto& n : r.notes) o += StrCat("<p>note: ", Html(n), "</p>");
   }
   o += "<p style=\"color:#777;font-size:12px\">Open trace.json in https://ui.perfetto.dev or "

@@ -27,7 +27,7 @@ dom="$out/dom.html"
 if grep -q "Uncaught" "$out/chromium.log"; then
   fail "script error: $(grep Uncaught "$out/chromium.log")"
 fi
-if grep -q "data-js-error" "$dom"; then
+if grep -q 'data-js-error="' "$dom"; then
   fail "script error: $(grep -o 'data-js-error="[^"]*"' "$dom")"
 fi
 grep -q 'data-timelines="1"' "$dom" || fail "the timeline script did not run to its end"
