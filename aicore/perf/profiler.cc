@@ -10,14 +10,16 @@
 //
 // Note [Profile status]
 // A program can die without running atexit handlers: a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL),
-// abort() or an uncaught exception (SIGABRT). The hook catches those signals and writes the
-// reports of the launches that completed before re-raising the signal, so the process still
-// dies of it. Writing from a signal handler is not async-signal-safe (the replay allocates): a
-// crash inside malloc can hang it, so the handler first records the crash with plain write()s
-// and `aicore profile` can say what happened even then. When AICORE_PROFILE_STATUS
-// names a file, the hook appends lines to it: "crash <signal> <launches>" on a fatal signal,
-// "written <launches> <dir>" once the reports are written, "error <message>" when they could
-// not be. `aicore profile` reads it to explain a run that left no report.
+// abort() or an uncaught exception (SIGABRT). The hook catches those signals, writes the reports
+// of the launches that completed, and hands the signal on to the disposition that was there
+// before (ASan's, or the default action), so the process still dies of it. (The fibers' overflow
+// handler, installed later, passes other faults on to this one.) Writing from a signal handler
+// is not async-signal-safe (the replay allocates): a crash inside malloc can hang it, so the
+// handler first records the crash with plain write()s and `aicore profile` can say what
+// happened even then. When AICORE_PROFILE_STATUS names a file, the hook appends lines to it:
+// "crash <signal> <launches>" on a fatal signal, "written <launches> <dir>" once the reports
+// are written, "error <message>" when they could not be. `aicore profile` reads it to explain a
+// run that left no report.
 #include "aicore/perf/profiler.h"
 
 #include <fcntl.h>
@@ -129,9 +131,11 @@ void WriteEnvReports() {
 }
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+struct sigaction g_previous[sizeof(kFatalSignals) / sizeof(kFatalSignals[0])];
 
-// Note [Profile status]: records the crash, writes the completed launches' reports, re-raises.
-void OnFatalSignal(int sig) {
+// Note [Profile status]: records the crash, writes the completed launches' reports, then hands
+// the signal to the disposition before ours (ASan's, or the default action).
+void OnFatalSignal(int sig, siginfo_t* info, void*) {
   char num[24], cnt[24];
   const size_t launches = g_env_profiler ? g_env_profiler->recorder().launches().size() : 0;
   char line[96] = "crash ";
@@ -150,8 +154,12 @@ void OnFatalSignal(int sig) {
       AppendStatus("error the reports could not be written after the crash\n");
     }
   }
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
+  for (size_t k = 0; k < sizeof(kFatalSignals) / sizeof(kFatalSignals[0]); ++k) {
+    if (kFatalSignals[k] == sig) ::sigaction(sig, &g_previous[k], nullptr);
+  }
+  // A fault repeats when the handler returns, now under the previous disposition; a signal sent
+  // by raise(), abort() or kill() would not, so it is sent again (delivered once we return).
+  if (info == nullptr || info->si_code == SI_USER || info->si_code == SI_TKILL) ::raise(sig);
 }
 
 void InstallCrashHandlers() {
@@ -162,10 +170,12 @@ void InstallCrashHandlers() {
   ss.ss_size = 1 << 20;
   ::sigaltstack(&ss, nullptr);
   struct sigaction sa{};
-  sa.sa_handler = OnFatalSignal;
-  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sa.sa_sigaction = OnFatalSignal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
-  for (int sig : kFatalSignals) ::sigaction(sig, &sa, nullptr);
+  for (size_t k = 0; k < sizeof(kFatalSignals) / sizeof(kFatalSignals[0]); ++k) {
+    ::sigaction(kFatalSignals[k], &sa, &g_previous[k]);
+  }
 }
 
 struct EnvHook {
