@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "aicore/perf/results.h"
 
@@ -21,14 +23,46 @@ namespace {
 using sim::Pipe;
 constexpr int kP = sim::kPipeCount;
 
-std::string F(double v, int prec = 3) {
+std::string F(double v, int prec = 3) {  // "%.*f", through to_chars (no locale, faster)
   if (!std::isfinite(v)) return "0";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", prec, v);
-  return buf;
+  char buf[400];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed, prec);
+  return r.ec == std::errc() ? std::string(buf, r.ptr) : "0";
 }
 
 constexpr int kIssueTid = sim::kPipeCount;  // the "S issue" thread of each core
+
+// Appends `v` with `prec` decimals, as F() formats it ("%.*f"), without printf.
+void AppendFixed(std::string& o, double v, int prec) {
+  if (!std::isfinite(v)) {
+    o += '0';
+    return;
+  }
+  char buf[400];  // any double in fixed notation fits
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed, prec);
+  if (r.ec == std::errc()) {
+    o.append(buf, r.ptr);
+  } else {
+    o += '0';
+  }
+}
+void AppendInt(std::string& o, uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  o.append(buf, r.ptr);
+}
+void AppendEsc(std::string& o, const char* s) {  // JSON string body, as Esc()
+  for (; *s != '\0'; ++s) {
+    const char ch = *s;
+    if (ch == '"' || ch == '\\') o += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) continue;
+    o += ch;
+  }
+}
+const char* BaseOf(const char* file) {
+  const char* b = std::strrchr(file, '/');
+  return b ? b + 1 : file;
+}
 
 double Round4(double v) { return std::round(v * 1e4) / 1e4; }
 
@@ -255,16 +289,38 @@ std::string TraceJson(const std::vector<LaunchResult>& results) {
         // Rounded to 0.1 ns so that neighbouring slices never overlap by a rounding error.
         const double ts = Round4(offset_us + ct.start[i] * us);
         const double dur = std::max(0.0, Round4(offset_us + ct.end[i] * us) - ts);
-        std::string args = StrCat("\"op\":\"", OpName(rec.op), "\",\"at\":\"",
-                                  Esc(Base(rec.file)), ":", rec.line, "\"");
+        // The hot loop of a large trace: appended piece by piece, without a stream per slice.
+        if (!first) o += ",\n";
+        first = false;
+        o += "{\"name\":\"";
+        AppendEsc(o, rec.api);
+        o += "\",\"cat\":\"";
+        o += sim::PipeName(static_cast<Pipe>(p));
+        o += "\",\"ph\":\"X\",\"pid\":";
+        AppendInt(o, pid(c));
+        o += ",\"tid\":";
+        AppendInt(o, static_cast<uint64_t>(p));
+        o += ",\"ts\":";
+        AppendFixed(o, ts, 4);
+        o += ",\"dur\":";
+        AppendFixed(o, dur, 4);
+        o += ",\"args\":{\"op\":\"";
+        o += OpName(rec.op);
+        o += "\",\"at\":\"";
+        AppendEsc(o, BaseOf(rec.file));
+        o += ':';
+        AppendInt(o, rec.line);
+        o += '"';
         if (IsWork(rec)) {
-          args += StrCat(",\"bytes\":", rec.bytes, ",\"elements\":", rec.elements,
-                         ",\"dtype\":\"", DTypeName(rec.dtype), "\"");
+          o += ",\"bytes\":";
+          AppendInt(o, rec.bytes);
+          o += ",\"elements\":";
+          AppendInt(o, rec.elements);
+          o += ",\"dtype\":\"";
+          o += DTypeName(rec.dtype);
+          o += '"';
         }
-        emit(StrCat("{\"name\":\"", Esc(rec.api), "\",\"cat\":\"",
-                    sim::PipeName(static_cast<Pipe>(p)), "\",\"ph\":\"X\",\"pid\":", pid(c),
-                    ",\"tid\":", p, ",\"ts\":", F(ts, 4), ",\"dur\":", F(dur, 4), ",\"args\":{",
-                    args, "}}"));
+        o += "}}";
       }
     }
     // Flow arrows run forward in time: from the slice that released the dependency (SetFlag,
@@ -349,14 +405,24 @@ std::string InstructionsCsv(const std::vector<LaunchResult>& results) {
       uint64_t calls = 0, bytes = 0, elements = 0;
       double cycles = 0, stall = 0, queued = 0;
     };
-    std::map<std::tuple<std::string, std::string, int, int>, Agg> agg;
+    // Keyed by the call site's string literals first (no string per record), then by their text
+    // so that the rows come out in the same order every run.
+    struct SiteHash {
+      size_t operator()(const std::tuple<const char*, uint32_t, const char*, int, int>& k) const {
+        const auto& [f, l, a, p, d] = k;
+        return std::hash<const void*>()(f) ^ (std::hash<const void*>()(a) * 31) ^
+               (size_t{l} << 20) ^ (size_t(p) << 8) ^ size_t(d);
+      }
+    };
+    std::unordered_map<std::tuple<const char*, uint32_t, const char*, int, int>, Agg, SiteHash>
+        by_site;
     for (size_t c = 0; c < r.record->cores.size(); ++c) {
       const auto& recs = r.record->cores[c]->records;
       const CoreTimeline& ct = r.timeline.cores[c];
       for (size_t i = 0; i < recs.size(); ++i) {
         const Record& rec = recs[i];
-        auto& a = agg[{StrCat(Base(rec.file), ":", rec.line), rec.api,
-                       static_cast<int>(rec.pipe), static_cast<int>(rec.dtype)}];
+        auto& a = by_site[{rec.file, rec.line, rec.api, static_cast<int>(rec.pipe),
+                           static_cast<int>(rec.dtype)}];
         ++a.calls;
         const double d = ct.end[i] - ct.start[i];
         a.cycles += d;
@@ -365,6 +431,17 @@ std::string InstructionsCsv(const std::vector<LaunchResult>& results) {
         a.bytes += rec.bytes;
         a.elements += rec.elements;
       }
+    }
+    std::map<std::tuple<std::string, std::string, int, int>, Agg> agg;
+    for (const auto& [k, a] : by_site) {
+      const auto& [file, line, api, pipe, dt] = k;
+      Agg& t = agg[{StrCat(Base(file), ":", line), api, pipe, dt}];
+      t.calls += a.calls;
+      t.bytes += a.bytes;
+      t.elements += a.elements;
+      t.cycles += a.cycles;
+      t.stall += a.stall;
+      t.queued += a.queued;
     }
     const double mhz = r.clock_mhz;
     for (const auto& [key, a] : agg) {

@@ -32,6 +32,7 @@
 #include <limits>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 namespace aicore::perf {
 
@@ -368,11 +369,17 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
 
   // Stall reasons per pipe and the source-line hotspots.
   {
-    std::map<std::pair<std::string, int>, Hotspot> spots;
-    std::map<std::pair<std::string, int>, std::map<std::string, double>> spot_api;
+    // Keyed by the call site's literal and pipe while summing (no string per record).
+    struct SpotAcc {
+      Hotspot h;
+      std::map<std::string, double> api_time;
+    };
+    std::map<std::tuple<const char*, uint32_t, int>, SpotAcc> acc;
     for (size_t c = 0; c < launch->cores.size(); ++c) {
       const CoreStream& cs = *launch->cores[c];
       const CoreTimeline& ct = tl.cores[c];
+      std::tuple<const char*, uint32_t, int> last_key{nullptr, 0, -1};
+      SpotAcc* last = nullptr;
       for (size_t i = 0; i < cs.records.size(); ++i) {
         const Record& r = cs.records[i];
         const int p = r.pipe == Pipe::kAll ? 0 : static_cast<int>(r.pipe);
@@ -388,17 +395,32 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
             ps.barrier_us += d;
           }
         }
-        const auto key = std::make_pair(StrCat(BaseName(r.file), ":", r.line), p);
-        Hotspot& h = spots[key];
-        ++h.calls;
-        (stall ? h.stall_us : h.exec_us) += d;
-        spot_api[key][r.api] += d;
+        const std::tuple<const char*, uint32_t, int> key{r.file, r.line, p};
+        if (last == nullptr || key != last_key) {
+          last = &acc[key];
+          last_key = key;
+        }
+        ++last->h.calls;
+        (stall ? last->h.stall_us : last->h.exec_us) += d;
+        last->api_time[r.api] += d;
       }
       for (int p = 0; p < kP; ++p) {
         PipeStalls& ps = res.stalls[p];
         ps.busy_us += ct.busy[p] * us;
         ps.hbm_us += ct.hbm_wait[p] * us;
         ps.time_us += (ct.finish - ct.begin) * us;
+      }
+    }
+    std::map<std::pair<std::string, int>, Hotspot> spots;  // by text: a deterministic order
+    for (auto& [key, a] : acc) {
+      const auto& [file, line, p] = key;
+      Hotspot& h = spots[{StrCat(BaseName(file), ":", line), p}];
+      h.calls += a.h.calls;
+      h.exec_us += a.h.exec_us;
+      h.stall_us += a.h.stall_us;
+      double most = -1;
+      for (const auto& [api, t] : a.api_time) {
+        if (t > most) { most = t; h.api = api; }
       }
     }
     for (PipeStalls& ps : res.stalls) {
@@ -408,10 +430,6 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
     for (auto& [key, h] : spots) {
       h.at = key.first;
       h.pipe = static_cast<Pipe>(key.second);
-      double most = -1;
-      for (const auto& [api, t] : spot_api[key]) {
-        if (t > most) { most = t; h.api = api; }
-      }
       res.hotspots.push_back(std::move(h));
     }
     std::stable_sort(res.hotspots.begin(), res.hotspots.end(),
