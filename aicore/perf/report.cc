@@ -341,18 +341,37 @@ std::string TraceJson(const std::vector<LaunchResult>& results) {
       const double ts_from = Round4(offset_us + r.timeline.cores[e.from_core].start[e.from] * us);
       const double ts_to = Round4(offset_us + tt.end[e.to] * us);
       if (done.insert({e.to_core, e.to}).second) {
-        emit(StrCat("{\"name\":\"", Esc(to.api), " done\",\"cat\":\"done\",\"ph\":\"X\",\"pid\":",
-                    pid(e.to_core), ",\"tid\":", pt, ",\"ts\":", F(ts_to, 4),
-                    ",\"dur\":0,\"args\":{\"waited_us\":",
-                    F(Round4((tt.end[e.to] - tt.start[e.to]) * us), 4), ",\"released_by\":\"",
-                    Esc(from.api), "\"}}"));
+        if (!first) o += ",\n";
+        first = false;
+        o += "{\"name\":\"";
+        AppendEsc(o, to.api);
+        o += " done\",\"cat\":\"done\",\"ph\":\"X\",\"pid\":";
+        AppendInt(o, pid(e.to_core));
+        o += ",\"tid\":";
+        AppendInt(o, static_cast<uint64_t>(pt));
+        o += ",\"ts\":";
+        AppendFixed(o, ts_to, 4);
+        o += ",\"dur\":0,\"args\":{\"waited_us\":";
+        AppendFixed(o, Round4((tt.end[e.to] - tt.start[e.to]) * us), 4);
+        o += ",\"released_by\":\"";
+        AppendEsc(o, from.api);
+        o += "\"}}";
       }
-      emit(StrCat("{\"name\":\"", Esc(from.api), "\",\"cat\":\"", cat, "\",\"ph\":\"s\",\"id\":",
-                  flow_id, ",\"pid\":", pid(e.from_core), ",\"tid\":", pf, ",\"ts\":",
-                  F(ts_from, 4), "}"));
-      emit(StrCat("{\"name\":\"", Esc(from.api), "\",\"cat\":\"", cat,
-                  "\",\"ph\":\"f\",\"bp\":\"e\",\"id\":", flow_id, ",\"pid\":", pid(e.to_core),
-                  ",\"tid\":", pt, ",\"ts\":", F(ts_to, 4), "}"));
+      for (int end = 0; end < 2; ++end) {
+        o += ",\n{\"name\":\"";
+        AppendEsc(o, from.api);
+        o += "\",\"cat\":\"";
+        o += cat;
+        o += end ? "\",\"ph\":\"f\",\"bp\":\"e\",\"id\":" : "\",\"ph\":\"s\",\"id\":";
+        AppendInt(o, flow_id);
+        o += ",\"pid\":";
+        AppendInt(o, end ? pid(e.to_core) : pid(e.from_core));
+        o += ",\"tid\":";
+        AppendInt(o, static_cast<uint64_t>(end ? pt : pf));
+        o += ",\"ts\":";
+        AppendFixed(o, end ? ts_to : ts_from, 4);
+        o += '}';
+      }
       ++flow_id;
     }
     offset_us += r.kernel_us;
@@ -468,6 +487,14 @@ std::string Num(double v, int prec = 1) {
     if (t.back() == '.') t.pop_back();
   }
   return t == "-0" ? "0" : t;
+}
+
+// Appends Num(v): one decimal, trailing zeros dropped.
+void AppendNum(std::string& o, double v) {
+  const size_t at = o.size();
+  AppendFixed(o, v, 1);
+  if (o.size() >= at + 2 && o.compare(o.size() - 2, 2, ".0") == 0) o.resize(o.size() - 2);
+  if (o.compare(at, std::string::npos, "-0") == 0) o.replace(at, 2, "0");
 }
 
 std::string Legend(const std::vector<std::pair<std::string, std::string>>& items) {
@@ -654,13 +681,25 @@ std::string TimelineData(const LaunchResult& r, size_t budget) {
       int wn = 0, sn = 0, wa = 0;
       auto flush_work = [&]() {
         if (wn == 0) return;
-        work += StrCat(work.empty() ? "" : ",", Num(ws), ",", Num(we - ws), ",",
-                       wn == 1 ? wa : -wn);
+        if (!work.empty()) work += ',';
+        AppendNum(work, ws);
+        work += ',';
+        AppendNum(work, we - ws);
+        work += ',';
+        if (wn == 1) {
+          AppendInt(work, static_cast<uint64_t>(wa));
+        } else {
+          work += '-';
+          AppendInt(work, static_cast<uint64_t>(wn));
+        }
         wn = 0;
       };
       auto flush_wait = [&]() {
         if (sn == 0) return;
-        wait += StrCat(wait.empty() ? "" : ",", Num(ss), ",", Num(se - ss));
+        if (!wait.empty()) wait += ',';
+        AppendNum(wait, ss);
+        wait += ',';
+        AppendNum(wait, se - ss);
         sn = 0;
       };
       for (size_t i = 0; i < cores[c]->records.size(); ++i) {
