@@ -778,7 +778,9 @@ constexpr const char* kTimelineJs = R"JS(
     var filter = root.querySelector('input.tl-cores'), waits = root.querySelector('input.tl-waits');
     var ROW = 14, TOP = 22, LEFT = 120;
     var coreNames = [], seen = {};
-    data.rows.forEach(function (r) { if (!seen[r.core]) { seen[r.core] = 1; coreNames.push(r.core); } });
+    data.rows.forEach(function (r) {
+      if (!seen[r.core]) { seen[r.core] = 1; coreNames.push(r.core); }
+    });
     var rows = data.rows, t0 = 0, t1 = data.body;
     function visibleRows() {
       var keep = parseCores(filter.value, coreNames.length);
@@ -1151,8 +1153,9 @@ Status CompareSummaries(const nlohmann::json& before, const nlohmann::json& afte
   };
   auto corner = [](const nlohmann::json& l) {
     const auto& t = l["triangle"];
-    return StrCat(t.value("corner", std::string("?")), " (", t.value("binding_pipe", std::string("?")),
-                  " ", F(100 * t.value("binding_ratio", 0.0), 1), "%)");
+    return StrCat(t.value("corner", std::string("?")), " (",
+                  t.value("binding_pipe", std::string("?")), " ",
+                  F(100 * t.value("binding_ratio", 0.0), 1), "%)");
   };
   std::string o;
   if (html) {
