@@ -567,7 +567,7 @@ std::string TriangleSvg(const LaunchResult& r, size_t k) {
 
 std::string RooflineSvg(const LaunchResult& r, size_t k) {
   const Roofline& f = r.roofline;
-  const double W = 480, H = 320, L = 64, B = 46, T = 15, Rm = 15;
+  const double W = 490, H = 320, L = 64, B = 46, T = 15, Rm = 25;
   const bool l2 = f.l2_bytes_per_s > 0;
   const double balance = f.peak_bytes_per_s > 0 ? f.peak_flops_per_s / f.peak_bytes_per_s : 1;
   const double l2_balance = l2 ? f.peak_flops_per_s / f.l2_bytes_per_s : balance;

@@ -12,9 +12,10 @@
 // A kernel can never run faster than any of three ceilings, so its attainable rate is the least:
 // - peak: the roof unit's fastest rate on every core of its type. The cube: 2 x the most MACs
 //   per cycle of the dtypes it used x AICs x clock (an Mmad costs flops / (2 x MACs)). The vector
-//   unit: the cheapest per-element cost of the preset's vector_costs rows for the dtypes it used
+//   unit: the fastest of the vector instructions the kernel ran, 1 / a of its vector_costs row
 //   (Adds/Muls at 0.0071 cycles per f16 element beat 256 B/cycle), x AIVs x clock; an
-//   instruction of n elements costs at least a x n cycles, so no core exceeds it.
+//   instruction of n elements costs at least a x n cycles, so no core exceeds it. A roof over the
+//   whole table would let an unused cheap row (Cast's f32 one) set a float kernel's peak.
 // - HBM: intensity = roof flops / HBM bytes (writes and the reads L2 did not serve) x the HBM's
 //   bandwidth. Using all GM bytes here (as before) put a matmul whose operand re-reads hit L2
 //   above its roof (122.8% at 3072^3): its HBM traffic is a fraction of its GM traffic.
@@ -32,6 +33,7 @@
 #include <limits>
 #include <cstring>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace aicore::perf {
@@ -78,24 +80,24 @@ std::string BaseName(const char* file) {
   return b ? b + 1 : file;
 }
 
-// Returns the fastest rate, in elements per cycle per core, at which the vector unit processes
-// `dt` elements: the cheapest per-element cost of the preset's vector_costs rows (as
-// CostModel::VectorCost reads them) or of the default formula.
-double PeakVectorRate(const arch::Chip& chip, const CostModel& model, DType dt) {
+// Returns the fastest rate, in elements per cycle per core, at which the vector unit runs `api`
+// on `dt` elements: 1 / a of its vector_costs row, read as CostModel::VectorCost reads it (an
+// n-element call costs at least a x n cycles), or the default formula's vector_bytes_per_cycle
+// / size for an API without a row.
+double PeakVectorRate(const arch::Chip& chip, const CostModel& model, const char* api, DType dt) {
   const double size = std::max<double>(1.0, static_cast<double>(DTypeSize(dt)));
-  double rate = model.vector_bytes_per_cycle() / size;
+  const double fallback = model.vector_bytes_per_cycle() / size;
   const auto& p = chip.pipes;
-  if (!p.contains("vector_costs") || !p["vector_costs"].is_object()) return rate;
-  for (const auto& [api, row] : p["vector_costs"].items()) {
-    if (!row.is_object()) continue;
-    const char* key = size <= 2 ? "f16" : "f32";
-    if (!row.contains(key) || !row[key].is_array() || row[key].size() != 2) continue;
-    double a = row[key][0].get<double>();
-    if (size <= 1) a *= 0.5;
-    if (size > 4) a *= 2;
-    if (a > 0) rate = std::max(rate, 1.0 / a);
-  }
-  return rate;
+  if (!p.contains("vector_costs") || !p["vector_costs"].is_object()) return fallback;
+  const auto& rows = p["vector_costs"];
+  if (!rows.contains(api) || !rows[api].is_object()) return fallback;
+  const auto& row = rows[api];
+  const char* key = size <= 2 ? "f16" : "f32";
+  if (!row.contains(key) || !row[key].is_array() || row[key].size() != 2) return fallback;
+  double a = row[key][0].get<double>();
+  if (size <= 1) a *= 0.5;
+  if (size > 4) a *= 2;
+  return a > 0 ? 1.0 / a : fallback;
 }
 
 }  // namespace
@@ -149,6 +151,7 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
 
   // Per core.
   std::map<DType, uint64_t> vec_elems, cube_flops;
+  std::set<std::pair<const char*, DType>> vec_apis;  // the vector instructions the kernel ran
   for (size_t c = 0; c < launch->cores.size(); ++c) {
     const CoreStream& cs = *launch->cores[c];
     const CoreTimeline& ct = tl.cores[c];
@@ -177,7 +180,10 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
       if ((r.op == Op::kCompute || r.op == Op::kCopy) && r.pipe != Pipe::kS &&
           r.pipe != Pipe::kAll) {
         iv[static_cast<int>(r.pipe)].emplace_back(ct.start[i], ct.end[i]);
-        if (r.op == Op::kCompute && r.pipe == Pipe::kV) vec_elems[r.dtype] += r.elements;
+        if (r.op == Op::kCompute && r.pipe == Pipe::kV) {
+          vec_elems[r.dtype] += r.elements;
+          if (r.elements > 0) vec_apis.insert({r.api, r.dtype});
+        }
         if (r.op == Op::kCompute && r.pipe == Pipe::kM) cube_flops[r.dtype] += r.flops;
       }
     }
@@ -259,12 +265,15 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   } else {
     DType vdt = DType::kF16;
     uint64_t most = 0;
-    double rate = 0;  // elements per cycle per core of the fastest instruction of the kernel
     for (const auto& [dt, e] : vec_elems) {
       if (e > most) { most = e; vdt = dt; }
-      if (e > 0) rate = std::max(rate, PeakVectorRate(chip, model, dt));
     }
-    if (rate <= 0) rate = PeakVectorRate(chip, model, vdt);
+    // Elements per cycle per core of the fastest vector instruction the kernel ran.
+    double rate = 0;
+    for (const auto& [api, dt] : vec_apis) {
+      rate = std::max(rate, PeakVectorRate(chip, model, api, dt));
+    }
+    if (rate <= 0) rate = model.vector_bytes_per_cycle() / std::max<double>(1, DTypeSize(vdt));
     const int cores = Capacity(chip, chip.split() ? sim::CoreType::kAiv : sim::CoreType::kCoupled);
     rf.roof = StrCat("vector ", DTypeName(vdt));
     rf.flops = static_cast<double>(vec_total);
