@@ -360,7 +360,11 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
                        " of its bandwidth, so the chip's memory system is the limit");
   } else if (tr.binding_ratio >= kBoundRatio) {
     tr.corner = mem_pipe ? "memory" : "compute";
-    tr.reason = mem_pipe
+    tr.reason = bp == Pipe::kS
+        ? StrCat("compute-bound on the scalar unit: S is busy ", Pct(tr.binding_ratio),
+                 " of the time, issuing one instruction after another (element-wise loops, "
+                 "PIPE_S waits)")
+        : mem_pipe
         ? StrCat("memory-bound on the cores' copy path: ", tr.binding_pipe, " is busy ",
                  Pct(tr.binding_ratio), " of the time while the HBM carries only ",
                  Pct(tr.bandwidth_utilisation), " of its bandwidth")
