@@ -9,6 +9,9 @@ packages=(
   nlohmann-json3-dev
   libopenblas-dev libdnnl-dev
   python3
+  # The HTML report's browser test (tests/perf/html_report_test.sh) loads report.html in a headless
+  # chromium; without it that test fails with a message.
+  chromium
   # The PyTorch integration (python/, docs/pytorch.md): Debian's torch 1.13, pybind11 for the
   # module, pytest for its tests. The C++ build does not need them; CMake skips python/ without.
   python3-torch libtorch-dev pybind11-dev python3-pytest

@@ -90,9 +90,14 @@ const std::vector<Command>& Commands() {
        "prints the summary: modelled chip time (not host time), per-pipe utilisation, what bounds\n"
        "the kernel. Writes summary.txt, summary.json, trace.json (ui.perfetto.dev),\n"
        "pipe_utilization.csv, memory.csv, instructions.csv and report.html to DIR.\n"
-       "Exits with PROGRAM's status, 1 when it launched no kernel, 2 on a usage mistake.",
+       "When PROGRAM crashes after some launches, the reports hold the launches that completed.\n"
+       "With --compare, prints two earlier profiles side by side instead (per-launch time, ratio\n"
+       "and delta, per-pipe ratios; compare.html too when --out is given).\n"
+       "Exits with PROGRAM's status, 1 when it launched no kernel or no report could be written,\n"
+       "2 on a usage mistake.",
        {{"--chip", "NAME|FILE.json", "chip to model (default: AICORE_CHIP or ascend910b1)"},
         {"--out", "DIR", "where the reports go (default: ./aicore-profile)"},
+        {"--compare", "BEFORE AFTER", "compare two profile directories (their summary.json)"},
         kHelpOption},
        CmdProfile},
       {"chips", "[NAME|FILE.json]", "list the chip presets, or print one chip's description",

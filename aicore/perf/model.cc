@@ -500,6 +500,9 @@ GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
   return plan;
 }
 
+// A GM share no pipe reaches: the cost of a copy at its pipe's own rate.
+constexpr double kUnthrottled = 1e30;
+
 struct CrossFifo {
   std::deque<Stamp> sets;  // increments; rec holds (core << 32) | record
   Stamp pending{-1, -1};   // the latest of the sets gathered towards the next increment
@@ -645,6 +648,9 @@ class Replayer {
             continue;
           }
           double cost = m_.Cost(r, share, hit, read);
+          if (share < m_.max_gm_pipe_bytes_per_cycle() && IsGmStreamCopy(r)) {
+            ct.hbm_wait[p] += std::max(0.0, cost - m_.Cost(r, kUnthrottled, hit, read));
+          }
           if (!s.started[p]) {
             s.started[p] = true;
             cost += m_.Startup(r.pipe);

@@ -98,6 +98,9 @@ struct CoreTimeline {
   std::vector<double> issue;  // per record: when the scalar unit issued it
   std::array<double, sim::kPipeCount> busy{};  // cycles each pipe did work
   std::array<uint64_t, sim::kPipeCount> count{};  // instructions per pipe (excluding sync)
+  // Per pipe: the part of its busy time GM copies spent beyond their cost at the pipe's own rate
+  // because the HBM share was lower (Note [HBM sharing]); a report quantity, not an input.
+  std::array<double, sim::kPipeCount> hbm_wait{};
   double l2_hit_fraction = 0;  // of this core's GM read bytes served by L2
   double begin = 0;  // when the core started (later than 0 when blocks exceed the cores)
   double finish = 0;  // when its last pipe drained

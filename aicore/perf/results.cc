@@ -4,16 +4,37 @@
 //   and the time MTE2 and V (V and MTE3) were busy together (an interval sweep per pipe pair).
 // - msprof-like metrics per core type: <prefix>_<pipe>_ratio = sum of busy / sum of core time
 //   over the cores of that type; <prefix>_<pipe>_time(us) is the mean busy time per core.
-// - Triangle: compute density against the chip's balance point, HBM utilisation, cores used and
-//   pipe overlap; the corner is named from the busiest pipe (see Corner below).
+// - Roofline and triangle (Note [Roofline]); the corner is named from the busiest pipe.
+// - Stall reasons per pipe and the per-source-line hotspots, from the replayed intervals.
 // - Advice: rules that fire on the numbers, each message quoting them.
+//
+// Note [Roofline]
+// A kernel can never run faster than any of three ceilings, so its attainable rate is the least:
+// - peak: the roof unit's fastest rate on every core of its type. The cube: 2 x the most MACs
+//   per cycle of the dtypes it used x AICs x clock (an Mmad costs flops / (2 x MACs)). The vector
+//   unit: the fastest of the vector instructions the kernel ran, 1 / a of its vector_costs row
+//   (Adds/Muls at 0.0071 cycles per f16 element beat 256 B/cycle), x AIVs x clock; an
+//   instruction of n elements costs at least a x n cycles, so no core exceeds it. A roof over the
+//   whole table would let an unused cheap row (Cast's f32 one) set a float kernel's peak.
+// - HBM: intensity = roof flops / HBM bytes (writes and the reads L2 did not serve) x the HBM's
+//   bandwidth. Using all GM bytes here (as before) put a matmul whose operand re-reads hit L2
+//   above its roof (122.8% at 3072^3): its HBM traffic is a fraction of its GM traffic.
+// - L2: intensity = roof flops / GM read bytes x the cores' L2 read bandwidth (each core reads at
+//   most max(l2_read_bytes_per_cycle, mte2_bytes_per_cycle) per cycle in the model).
+// The roof flops are the roof unit's only (cube flops, or vector element operations), so a
+// matmul's vector epilogue does not lift it over the cube's peak. The HBM ceiling holds only as
+// well as the active HBM sharing keeps the HBM under its bandwidth (a two-step fixed point): a
+// launch above it gets a note.
 #include "aicore/perf/results.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <cstring>
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace aicore::perf {
 
@@ -54,7 +75,37 @@ int Capacity(const arch::Chip& chip, sim::CoreType t) {
   return chip.aic_count;
 }
 
+std::string BaseName(const char* file) {
+  const char* b = std::strrchr(file, '/');
+  return b ? b + 1 : file;
+}
+
+// Returns the fastest rate, in elements per cycle per core, at which the vector unit runs `api`
+// on `dt` elements: 1 / a of its vector_costs row, read as CostModel::VectorCost reads it (an
+// n-element call costs at least a x n cycles), or the default formula's vector_bytes_per_cycle
+// / size for an API without a row.
+double PeakVectorRate(const arch::Chip& chip, const CostModel& model, const char* api, DType dt) {
+  const double size = std::max<double>(1.0, static_cast<double>(DTypeSize(dt)));
+  const double fallback = model.vector_bytes_per_cycle() / size;
+  const auto& p = chip.pipes;
+  if (!p.contains("vector_costs") || !p["vector_costs"].is_object()) return fallback;
+  const auto& rows = p["vector_costs"];
+  if (!rows.contains(api) || !rows[api].is_object()) return fallback;
+  const auto& row = rows[api];
+  const char* key = size <= 2 ? "f16" : "f32";
+  if (!row.contains(key) || !row[key].is_array() || row[key].size() != 2) return fallback;
+  double a = row[key][0].get<double>();
+  if (size <= 1) a *= 0.5;
+  if (size > 4) a *= 2;
+  return a > 0 ? 1.0 / a : fallback;
+}
+
 }  // namespace
+
+bool IsStall(const Record& r) {
+  return r.op == Op::kWaitFlag || r.op == Op::kQueueWait || r.op == Op::kCrossWait ||
+         r.op == Op::kSyncAll || (r.op == Op::kBarrier && r.pipe == Pipe::kAll);
+}
 
 const char* MetricPrefix(sim::CoreType t) { return t == sim::CoreType::kAiv ? "aiv" : "aic"; }
 
@@ -100,6 +151,7 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
 
   // Per core.
   std::map<DType, uint64_t> vec_elems, cube_flops;
+  std::set<std::pair<const char*, DType>> vec_apis;  // the vector instructions the kernel ran
   for (size_t c = 0; c < launch->cores.size(); ++c) {
     const CoreStream& cs = *launch->cores[c];
     const CoreTimeline& ct = tl.cores[c];
@@ -128,7 +180,10 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
       if ((r.op == Op::kCompute || r.op == Op::kCopy) && r.pipe != Pipe::kS &&
           r.pipe != Pipe::kAll) {
         iv[static_cast<int>(r.pipe)].emplace_back(ct.start[i], ct.end[i]);
-        if (r.op == Op::kCompute && r.pipe == Pipe::kV) vec_elems[r.dtype] += r.elements;
+        if (r.op == Op::kCompute && r.pipe == Pipe::kV) {
+          vec_elems[r.dtype] += r.elements;
+          if (r.elements > 0) vec_apis.insert({r.api, r.dtype});
+        }
         if (r.op == Op::kCompute && r.pipe == Pipe::kM) cube_flops[r.dtype] += r.flops;
       }
     }
@@ -188,39 +243,89 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   res.metrics.emplace_back("gm_write_bytes", static_cast<double>(res.gm_write_bytes));
   res.metrics.emplace_back("main_mem_bw(GB/s)", res.achieved_gbps);
 
-  // Roofline: the cube roof when the kernel does cube work, else the vector roof.
+  // Roofline (Note [Roofline]): the cube roof when the kernel does cube work, else the vector
+  // roof.
   Roofline& rf = res.roofline;
   rf.peak_bytes_per_s = chip.hbm_gbps * 1e9;
-  uint64_t cube_total = 0;
+  uint64_t cube_total = 0, vec_total = 0;
   DType cube_dt = DType::kF16;
+  double macs = 0;
   for (const auto& [dt, f] : cube_flops) {
     if (f > cube_total) cube_dt = dt;
     cube_total = std::max(cube_total, f);
+    if (f > 0) macs = std::max(macs, model.CubeMacsPerCycle(dt));
   }
+  for (const auto& [dt, e] : vec_elems) vec_total += e;
   if (cube_total > 0) {
+    uint64_t all = 0;
+    for (const auto& [dt, f] : cube_flops) all += f;
     rf.roof = StrCat("cube ", DTypeName(cube_dt));
-    rf.peak_flops_per_s = 2.0 * model.CubeMacsPerCycle(cube_dt) * chip.aic_count * model.clock_hz();
+    rf.flops = static_cast<double>(all);
+    rf.peak_flops_per_s = 2.0 * macs * chip.aic_count * model.clock_hz();
   } else {
     DType vdt = DType::kF16;
     uint64_t most = 0;
     for (const auto& [dt, e] : vec_elems) {
       if (e > most) { most = e; vdt = dt; }
     }
-    const double size = std::max<double>(1, static_cast<double>(DTypeSize(vdt)));
+    // Elements per cycle per core of the fastest vector instruction the kernel ran.
+    double rate = 0;
+    for (const auto& [api, dt] : vec_apis) {
+      rate = std::max(rate, PeakVectorRate(chip, model, api, dt));
+    }
+    if (rate <= 0) rate = model.vector_bytes_per_cycle() / std::max<double>(1, DTypeSize(vdt));
     const int cores = Capacity(chip, chip.split() ? sim::CoreType::kAiv : sim::CoreType::kCoupled);
     rf.roof = StrCat("vector ", DTypeName(vdt));
-    rf.peak_flops_per_s = model.vector_bytes_per_cycle() / size * cores * model.clock_hz();
+    rf.flops = static_cast<double>(vec_total);
+    rf.peak_flops_per_s = rate * cores * model.clock_hz();
   }
-  rf.density = gm_bytes > 0 ? static_cast<double>(res.flops) / gm_bytes : 0;
-  rf.achieved_flops_per_s = body_s > 0 ? static_cast<double>(res.flops) / body_s : 0;
-  rf.attainable_flops_per_s = std::min(rf.peak_flops_per_s, rf.density * rf.peak_bytes_per_s);
+  {  // the L2 roof: every core of the types the launch used reading at its L2 (or MTE2) rate
+    std::array<bool, 3> used{};
+    for (const auto& cr : res.cores) used[static_cast<int>(cr.type)] = true;
+    int reader_cores = 0;
+    for (int t = 0; t < 3; ++t) {
+      if (used[t]) reader_cores += Capacity(chip, static_cast<sim::CoreType>(t));
+    }
+    const double per_core = model.l2_read_bytes_per_cycle() > 0
+                                ? std::max(model.l2_read_bytes_per_cycle(),
+                                           chip.pipes.value("mte2_bytes_per_cycle", 0.0))
+                                : 0.0;
+    rf.l2_bytes_per_s = per_core * reader_cores * model.clock_hz();
+  }
+  rf.density = hbm_bytes > 0 ? rf.flops / hbm_bytes : 0;
+  rf.l2_density = res.gm_read_bytes > 0 ? rf.flops / static_cast<double>(res.gm_read_bytes) : 0;
+  rf.achieved_flops_per_s = body_s > 0 ? rf.flops / body_s : 0;
+  rf.hbm_roof_flops_per_s = hbm_bytes > 0 ? rf.density * rf.peak_bytes_per_s
+                                          : std::numeric_limits<double>::infinity();
+  rf.l2_roof_flops_per_s = rf.l2_bytes_per_s > 0 && res.gm_read_bytes > 0
+                               ? rf.l2_density * rf.l2_bytes_per_s
+                               : std::numeric_limits<double>::infinity();
+  rf.attainable_flops_per_s = rf.peak_flops_per_s;
+  rf.limit = "peak";
+  if (rf.hbm_roof_flops_per_s < rf.attainable_flops_per_s) {
+    rf.attainable_flops_per_s = rf.hbm_roof_flops_per_s;
+    rf.limit = "HBM";
+  }
+  if (rf.l2_roof_flops_per_s < rf.attainable_flops_per_s) {
+    rf.attainable_flops_per_s = rf.l2_roof_flops_per_s;
+    rf.limit = "L2";
+  }
+  if (!std::isfinite(rf.hbm_roof_flops_per_s)) rf.hbm_roof_flops_per_s = 0;
+  if (!std::isfinite(rf.l2_roof_flops_per_s)) rf.l2_roof_flops_per_s = 0;
   rf.fraction_of_roof =
       rf.attainable_flops_per_s > 0 ? rf.achieved_flops_per_s / rf.attainable_flops_per_s : 0;
+  if (rf.fraction_of_roof > 1 + 1e-9) {
+    res.notes.push_back(StrCat("the kernel sits ", Pct(rf.fraction_of_roof - 1), " above its ",
+                               rf.limit, " roof: the HBM sharing is a two-step fixed point "
+                               "(Note [HBM sharing] in model.cc), not an exact one"));
+  }
 
   // Triangle.
   Triangle& tr = res.triangle;
   tr.compute_density = rf.density;
   tr.balance_point = rf.peak_bytes_per_s > 0 ? rf.peak_flops_per_s / rf.peak_bytes_per_s : 0;
+  tr.compute_utilisation =
+      rf.peak_flops_per_s > 0 ? rf.achieved_flops_per_s / rf.peak_flops_per_s : 0;
   tr.bandwidth_utilisation =
       rf.peak_bytes_per_s > 0 ? res.hbm_gbps * 1e9 / rf.peak_bytes_per_s : 0;
   std::map<int64_t, bool> physical;  // distinct physical cores of the dominant type
@@ -231,6 +336,7 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   }
   tr.cores_used = static_cast<int>(physical.size());
   tr.cores_available = Capacity(chip, main_type);
+  tr.parallelism = tr.cores_available > 0 ? double(tr.cores_used) / tr.cores_available : 0;
   std::array<double, kP> busy{};
   double time = 0, overlap = 0;
   for (const auto& cr : res.cores) {
@@ -250,10 +356,99 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
                         bp == Pipe::kFix;
   if (tr.bandwidth_utilisation >= kHbmBound) {
     tr.corner = "memory";
+    tr.reason = StrCat("memory-bound: the HBM carries ", Pct(tr.bandwidth_utilisation),
+                       " of its bandwidth, so the chip's memory system is the limit");
   } else if (tr.binding_ratio >= kBoundRatio) {
     tr.corner = mem_pipe ? "memory" : "compute";
+    tr.reason = bp == Pipe::kS
+        ? StrCat("compute-bound on the scalar unit: S is busy ", Pct(tr.binding_ratio),
+                 " of the time, issuing one instruction after another (element-wise loops, "
+                 "PIPE_S waits)")
+        : mem_pipe
+        ? StrCat("memory-bound on the cores' copy path: ", tr.binding_pipe, " is busy ",
+                 Pct(tr.binding_ratio), " of the time while the HBM carries only ",
+                 Pct(tr.bandwidth_utilisation), " of its bandwidth")
+        : StrCat("compute-bound: ", tr.binding_pipe, " is busy ", Pct(tr.binding_ratio),
+                 " of the time; the ", bp == Pipe::kM ? "cube" : "vector unit",
+                 " reaches ", Pct(tr.compute_utilisation), " of the chip's peak flop rate");
   } else {
     tr.corner = "parallelism";
+    tr.reason = StrCat("bound by latency and parallelism: no pipe is busy most of the time (the "
+                       "busiest, ", tr.binding_pipe, ", ", Pct(tr.binding_ratio),
+                       "), so the pipes wait on each other (pipe overlap ",
+                       Fmt(tr.pipe_overlap, 2), "), on start-up costs or on too few cores (",
+                       tr.cores_used, " of ", tr.cores_available, ")");
+  }
+
+  // Stall reasons per pipe and the source-line hotspots.
+  {
+    // Keyed by the call site's literal and pipe while summing (no string per record).
+    struct SpotAcc {
+      Hotspot h;
+      std::map<std::string, double> api_time;
+    };
+    std::map<std::tuple<const char*, uint32_t, int>, SpotAcc> acc;
+    for (size_t c = 0; c < launch->cores.size(); ++c) {
+      const CoreStream& cs = *launch->cores[c];
+      const CoreTimeline& ct = tl.cores[c];
+      std::tuple<const char*, uint32_t, int> last_key{nullptr, 0, -1};
+      SpotAcc* last = nullptr;
+      for (size_t i = 0; i < cs.records.size(); ++i) {
+        const Record& r = cs.records[i];
+        const int p = r.pipe == Pipe::kAll ? 0 : static_cast<int>(r.pipe);
+        const double d = (ct.end[i] - ct.start[i]) * us;
+        const bool stall = IsStall(r);
+        if (stall) {
+          PipeStalls& ps = res.stalls[p];
+          if (r.op == Op::kWaitFlag || r.op == Op::kCrossWait) {
+            ps.flag_us += d;
+          } else if (r.op == Op::kQueueWait) {
+            (r.channel == 0 ? ps.queue_us : ps.buffer_us) += d;
+          } else {
+            ps.barrier_us += d;
+          }
+        }
+        const std::tuple<const char*, uint32_t, int> key{r.file, r.line, p};
+        if (last == nullptr || key != last_key) {
+          last = &acc[key];
+          last_key = key;
+        }
+        ++last->h.calls;
+        (stall ? last->h.stall_us : last->h.exec_us) += d;
+        last->api_time[r.api] += d;
+      }
+      for (int p = 0; p < kP; ++p) {
+        PipeStalls& ps = res.stalls[p];
+        ps.busy_us += ct.busy[p] * us;
+        ps.hbm_us += ct.hbm_wait[p] * us;
+        ps.time_us += (ct.finish - ct.begin) * us;
+      }
+    }
+    std::map<std::pair<std::string, int>, Hotspot> spots;  // by text: a deterministic order
+    for (auto& [key, a] : acc) {
+      const auto& [file, line, p] = key;
+      Hotspot& h = spots[{StrCat(BaseName(file), ":", line), p}];
+      h.calls += a.h.calls;
+      h.exec_us += a.h.exec_us;
+      h.stall_us += a.h.stall_us;
+      double most = -1;
+      for (const auto& [api, t] : a.api_time) {
+        if (t > most) { most = t; h.api = api; }
+      }
+    }
+    for (PipeStalls& ps : res.stalls) {
+      ps.idle_us = std::max(0.0, ps.time_us - ps.busy_us - ps.flag_us - ps.queue_us -
+                                     ps.buffer_us - ps.barrier_us);
+    }
+    for (auto& [key, h] : spots) {
+      h.at = key.first;
+      h.pipe = static_cast<Pipe>(key.second);
+      res.hotspots.push_back(std::move(h));
+    }
+    std::stable_sort(res.hotspots.begin(), res.hotspots.end(),
+                     [](const Hotspot& a, const Hotspot& b) {
+                       return a.exec_us + a.stall_us > b.exec_us + b.stall_us;
+                     });
   }
 
   // Advice.

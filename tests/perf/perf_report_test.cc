@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 #include "tests/perf/perf_test_kernels.h"
@@ -65,7 +66,7 @@ TEST(PerfReportTest, TraceHasATrackPerCoreAndPipeAndASlicePerInstruction) {
     if (ph == "M" && ev["name"] == "thread_name") {
       threads.insert({ev["pid"].get<int>(), ev["args"]["name"].get<std::string>()});
     }
-    if (ph == "X" && ev["name"] != "issue") {
+    if (ph == "X" && ev["name"] != "issue" && ev["cat"] != "done") {
       ++slices;
       EXPECT_GE(ev["dur"].get<double>(), 0.0);
       EXPECT_TRUE(ev.contains("ts") && ev.contains("pid") && ev.contains("tid"));
@@ -86,6 +87,23 @@ TEST(PerfReportTest, TraceHasATrackPerCoreAndPipeAndASlicePerInstruction) {
   EXPECT_EQ(starts, r.timeline.edges.size());
   EXPECT_EQ(finishes, starts);
   EXPECT_GT(starts, 0u);
+  // Every arrow runs forward in time, from its releasing slice to a "done" slice where the wait
+  // completed, on the waiting pipe's track.
+  std::map<uint64_t, double> start_ts;
+  std::set<std::tuple<int, int, double>> done_slices;
+  for (const auto& ev : j["traceEvents"]) {
+    if (ev["ph"] == "X" && ev["cat"] == "done") {
+      EXPECT_EQ(ev["dur"].get<double>(), 0.0);
+      done_slices.insert({ev["pid"].get<int>(), ev["tid"].get<int>(), ev["ts"].get<double>()});
+    }
+    if (ev["ph"] == "s") start_ts[ev["id"].get<uint64_t>()] = ev["ts"].get<double>();
+  }
+  for (const auto& ev : j["traceEvents"]) {
+    if (ev["ph"] != "f") continue;
+    const double ts = ev["ts"];
+    EXPECT_GE(ts, start_ts.at(ev["id"].get<uint64_t>())) << ev.dump();
+    EXPECT_TRUE(done_slices.count({ev["pid"].get<int>(), ev["tid"].get<int>(), ts})) << ev.dump();
+  }
   EXPECT_THAT(slice_names, Contains("DataCopy"));
   EXPECT_THAT(slice_names, Contains("Add"));
   EXPECT_THAT(slice_names, Contains("EnQue"));
@@ -242,7 +260,13 @@ TEST(PerfReportTest, WriteReportsProducesEveryFile) {
   EXPECT_THAT(html, HasSubstr("Roofline"));
   EXPECT_THAT(html, HasSubstr("Timeline"));
   EXPECT_THAT(html, HasSubstr("second"));
-  EXPECT_THAT(html, ::testing::Not(HasSubstr("<script")));
+  EXPECT_THAT(html, HasSubstr("<canvas id=\"timeline-canvas-1\""));
+  EXPECT_THAT(html, HasSubstr("id=\"hotspots-0\""));
+  EXPECT_THAT(html, HasSubstr("id=\"stalls-0\""));
+  EXPECT_THAT(html, HasSubstr("class=\"legend\""));
+  EXPECT_THAT(html, HasSubstr("arithmetic intensity"));
+  // Self-contained: no external script, style sheet or image.
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("<script src")));
   EXPECT_THAT(html, ::testing::Not(HasSubstr("<link")));
   EXPECT_THAT(html, ::testing::Not(HasSubstr("src=\"http")));
   std::filesystem::remove_all(dir);
@@ -273,6 +297,95 @@ TEST(PerfReportTest, WriteReportsFailsOnAnUnwritableDirectory) {
   const auto st = prof.WriteReports("/proc/aicore_no_such_dir/x");
   EXPECT_FALSE(st.ok());
   EXPECT_THAT(st.message(), HasSubstr("cannot create report directory"));
+}
+
+TEST(PerfReportTest, StallReasonsAddUpToTheCoresTime) {
+  // Single-buffered: V waits on every copy-in (DeQue), MTE2 waits for the buffer (AllocTensor).
+  const LaunchResult r = ProfileAdd<1>(2, 8, 1024);
+  double core_time = 0;
+  for (const auto& c : r.cores) core_time += c.time_us;
+  for (int p = 0; p < aicore::sim::kPipeCount; ++p) {
+    const auto& s = r.stalls[p];
+    EXPECT_NEAR(s.time_us, core_time, 1e-9 * core_time);
+    EXPECT_LE(s.hbm_us, s.busy_us + 1e-12);
+    const double sum = s.busy_us + s.flag_us + s.queue_us + s.buffer_us + s.barrier_us + s.idle_us;
+    EXPECT_NEAR(sum, s.time_us, 1e-6 * s.time_us) << p;
+  }
+  const auto& v = r.stalls[static_cast<int>(aicore::sim::Pipe::kV)];
+  const auto& m2 = r.stalls[static_cast<int>(aicore::sim::Pipe::kMte2)];
+  EXPECT_GT(v.queue_us, 0);     // DeQue of the copied-in tile
+  EXPECT_GT(m2.buffer_us, 0);   // AllocTensor of the one input buffer
+  EXPECT_NEAR(m2.busy_us, r.cores[0].pipes[static_cast<int>(aicore::sim::Pipe::kMte2)].busy_us +
+                              r.cores[1].pipes[static_cast<int>(aicore::sim::Pipe::kMte2)].busy_us,
+              1e-9);
+  // Hotspots: the DataCopy and Add lines of the kernel, exec and stall time summing to the
+  // records' time.
+  ASSERT_FALSE(r.hotspots.empty());
+  double exec = 0, stall = 0;
+  for (const auto& h : r.hotspots) {
+    EXPECT_THAT(h.at, HasSubstr(":"));
+    exec += h.exec_us;
+    stall += h.stall_us;
+  }
+  EXPECT_NEAR(stall, v.queue_us + v.buffer_us + m2.buffer_us + m2.queue_us +
+                         r.stalls[static_cast<int>(aicore::sim::Pipe::kMte3)].queue_us +
+                         r.stalls[static_cast<int>(aicore::sim::Pipe::kMte3)].buffer_us +
+                         v.flag_us + m2.flag_us,
+              1e-6);
+  EXPECT_GT(exec, 0);
+  EXPECT_GE(r.hotspots[0].exec_us + r.hotspots[0].stall_us,
+            r.hotspots.back().exec_us + r.hotspots.back().stall_us);
+  // instructions.csv: running = exec + stall per row; a DeQue row is all stall.
+  std::istringstream csv(aicore::perf::InstructionsCsv({r}));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "launch,kernel,code,api,pipe,dtype,calls,cycles,running_time(us),"
+                  "exec_time(us),stall_time(us),queued_time(us),bytes,elements");
+  bool saw_deque = false;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 14u) << line;
+    EXPECT_NEAR(std::stod(f[8]), std::stod(f[9]) + std::stod(f[10]), 2e-4) << line;
+    if (f[3] == "DeQue") {
+      saw_deque = true;
+      EXPECT_EQ(std::stod(f[9]), 0.0) << line;
+    }
+  }
+  EXPECT_TRUE(saw_deque);
+}
+
+TEST(PerfReportTest, CompareSummariesPairsLaunchesByKernel) {
+  const LaunchResult slow = ProfileAdd<1>(2, 8, 1024);
+  const LaunchResult fast = ProfileAdd<2>(2, 8, 1024);
+  const auto before = nlohmann::json::parse(aicore::perf::SummaryJson({slow}));
+  const auto after = nlohmann::json::parse(aicore::perf::SummaryJson({fast}));
+  std::string text;
+  ASSERT_TRUE(aicore::perf::CompareSummaries(before, after, "one/", "two/", false, &text).ok());
+  EXPECT_THAT(text, HasSubstr("before: one/"));
+  EXPECT_THAT(text, HasSubstr("add_pipeline (0/0)"));
+  EXPECT_THAT(text, HasSubstr("aiv_vec_ratio"));
+  char ratio[32];
+  std::snprintf(ratio, sizeof(ratio), "%.3fx", fast.kernel_us / slow.kernel_us);
+  EXPECT_THAT(text, HasSubstr(ratio));
+  std::string html;
+  ASSERT_TRUE(aicore::perf::CompareSummaries(before, after, "one/", "two/", true, &html).ok());
+  EXPECT_THAT(html, HasSubstr("<table id=\"compare\">"));
+  EXPECT_THAT(html, HasSubstr("class=\"better\""));
+  // A launch only one side has is listed, not paired.
+  auto two = nlohmann::json::parse(aicore::perf::SummaryJson({fast, fast}));
+  ASSERT_TRUE(aicore::perf::CompareSummaries(before, two, "a", "b", false, &text).ok());
+  EXPECT_THAT(text, HasSubstr("add_pipeline (-/1)"));
+  // Not a summary.
+  const auto st = aicore::perf::CompareSummaries(nlohmann::json::object(), after, "x.json", "b",
+                                                 false, &text);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("x.json: not a profile summary"));
+  auto broken = before;
+  broken[0].erase("kernel_us");
+  EXPECT_THAT(aicore::perf::CompareSummaries(broken, after, "b.json", "a", false, &text).message(),
+              HasSubstr("launch 0 has no \"kernel_us\" field"));
 }
 
 }  // namespace
