@@ -82,7 +82,8 @@ constexpr int64_t MmRound(int64_t a, int64_t b) { return MmCeil(a, b) * b; }
 // hosts with the AVX-512 kernel; everything else takes the cube path. Whenever an observer is
 // attached (aicore check, the profiler, a trace) or in differential mode the cube path runs, so
 // the sanitizer and the timing model see the instruction stream a real Matmul issues.
-// AICORE_MATMUL_FUSED=0 turns the fused path off.
+// The blocks of one launch share the packed A and B blocks their shares have in common (Note
+// [Packed panel cache]). AICORE_MATMUL_FUSED=0 turns the fused path off.
 
 // Returns whether IterateAll may use the fused path (Note [Matmul fused path]).
 bool MatmulFusedPathEnabled();
