@@ -128,6 +128,34 @@ def attention_rows(results, add, counter, ns, fma_gf):
                 note="unfused CPU time / fused CPU time, same run")
 
 
+def ops_matmul_rows(results, add, counter):
+    """Adds the aclnnMatmul rows: ratio to oneDNN in the same iterations, 2-thread scaling."""
+    one = {}
+    for run, entry in sorted(results.items()):
+        base = base_name(run)
+        if not base.startswith(("ops/matmul/", "ops/matmul_no_panel_cache/")):
+            continue
+        name, threads = base.rsplit("/threads_", 1)
+        threads = int(threads)
+        gf = counter(entry, "flops_per_s")
+        dnnl = counter(entry, "onednn_flops_per_s")
+        wall = counter(entry, "wall_flops_per_s")
+        busy = counter(entry, "cpus_busy")
+        if gf is None or dnnl is None:
+            continue
+        clock = "process CPU time" if threads == 1 else "wall time"
+        target = ", target >= 0.95" if name.startswith("ops/matmul/") else ""
+        add(name if threads == 1 else f"{name}/{threads}threads", "ratio_to_onednn", gf / 1e9,
+            "GFLOP/s", dnnl / 1e9, counter(entry, "ratio_to_onednn"), threads=threads,
+            note=f"dnnl_sgemm in the same iterations ({entry.get('label', '')}), {clock}" + target)
+        if threads == 1:
+            one[name] = wall
+        elif one.get(name) and wall:
+            add(f"{name}/{threads}threads", "scaling_vs_1thread", wall / one[name], "x", 2.0,
+                wall / one[name] / 2.0, threads=threads,
+                note=f"wall-time GFLOP/s vs the 1-thread row; CPUs busy {busy:.2f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -157,6 +185,12 @@ def main():
             return 1
         one_thread = binary in ("bench_matmul", "bench_attention")
         results.update(run_binary(path, args.filter, blas_env if one_thread else env))
+    # aclnnMatmul against oneDNN (built only where OpenMP is found: oneDNN's threads are OpenMP's).
+    ops_matmul = os.path.join(bench_dir, "bench_ops_matmul")
+    if os.access(ops_matmul, os.X_OK):
+        results.update(run_binary(ops_matmul, args.filter, blas_env))
+    else:
+        print(f"note: {ops_matmul} is missing; no ops/matmul rows", file=sys.stderr)
     load_end = load_average()
 
     def counter(entry, name):
@@ -187,6 +221,8 @@ def main():
         note="VDPBF16PS, 16 accumulators")
     fma_gf = counter(fma, "flops_per_s") and counter(fma, "flops_per_s") / 1e9
     matmul_rows(results, add, counter, fma_gf, bf16 and bf16 / 1e9)
+
+    ops_matmul_rows(results, add, counter)
 
     def kernel_row(name, run, baseline, metric, target):
         bw = counter(find(results, run), "bytes_per_s")

@@ -33,6 +33,7 @@
 #include "aicore/core/env.h"
 #include "aicore/core/log.h"
 #include "aicore/sim/fiber.h"
+#include "aicore/sim/gm_copies.h"
 #include "aicore/sim/gm_registry.h"
 #include "aicore/sim/source_site.h"
 
@@ -100,6 +101,8 @@ size_t g_stack_kib = 0;
 std::mutex g_observers_mu;
 std::vector<Observer*> g_observers;
 std::mutex g_launch_mu;  // one launch at a time
+std::mutex g_hooks_mu;
+std::vector<void (*)()> g_launch_end_hooks;  // guarded by g_hooks_mu
 
 int HostThreads() {
   const unsigned hc = std::thread::hardware_concurrency();
@@ -507,7 +510,13 @@ Status RunKernel(const LaunchSpec& spec) {
                      << workers << (workers == 1 ? " worker thread, " : " worker threads, ")
                      << L.observers.size() << " observers";
   for (Observer* o : L.observers) o->OnLaunchBegin(spec.kernel_name.c_str(), spec.block_dim);
+  InvalidateGmCopies();  // the host may have written GM since the last launch
   Pool().Run(workers, [&L](int w) { Worker(L, w); });
+  InvalidateGmCopies();
+  {
+    std::lock_guard<std::mutex> lk(g_hooks_mu);
+    for (void (*hook)() : g_launch_end_hooks) hook();
+  }
   for (Observer* o : L.observers) o->OnLaunchEnd(spec.kernel_name.c_str());
   AICORE_LOG(kDebug) << "launch " << spec.kernel_name << " finished: "
                      << (L.first_error.ok() ? std::string("ok") : L.first_error.ToString())
@@ -520,6 +529,11 @@ Status RunKernel(const LaunchSpec& spec) {
                   L.first_error.where());
   }
   return L.first_error;
+}
+
+void AddLaunchEndHook(void (*hook)()) {
+  std::lock_guard<std::mutex> lk(g_hooks_mu);
+  g_launch_end_hooks.push_back(hook);
 }
 
 void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn) {
@@ -542,6 +556,10 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
     Fail(StatusCode::kFailedPrecondition, std::source_location::current(),
          "blocking operation outside a kernel launch");
   }
+  // Whatever the waited-for core wrote to GM is visible after the wait (Note [GM copies]).
+  struct AfterWait {
+    ~AfterWait() { InvalidateGmCopies(); }
+  } after_wait;
   {
     std::lock_guard<std::mutex> lk(L->mu);
     if (ready(L->shared)) return;
@@ -580,6 +598,7 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t partic
     std::lock_guard<std::mutex> lk(L->mu);
     gen = L->syncall_gen;
     if (++L->syncall_arrived == need) {
+      InvalidateGmCopies();  // Note [GM copies]
       L->syncall_arrived = 0;
       ++L->syncall_gen;
       L->Bump();

@@ -37,6 +37,8 @@
 #include "aicore/core/cpu.h"
 #endif
 
+#include "aicore/sim/gm_copies.h"
+
 namespace AscendC::detail {
 
 aicore::sim::Instr CopyInstr(aicore::sim::Core& core, const char* api, aicore::sim::Pipe pipe,
@@ -180,6 +182,13 @@ void Accumulate(T* dst, const T* src, uint64_t n, int mode) {
 
 void AtomicCopyBlocks(int atomic_mode, uint8_t* dst, uint64_t dst_pitch, const uint8_t* src,
                       uint64_t src_pitch, uint32_t count, uint64_t len, aicore::DType dt) {
+  if (count == 0) return;
+  // Copies of GM kept across blocks must not outlive this write (Note [GM copies]).
+  struct Noted {
+    const uint8_t* dst;
+    uint64_t span;
+    ~Noted() { aicore::sim::NoteGmWrite(dst, span); }
+  } noted{dst, (count - 1) * dst_pitch + len};
   if (atomic_mode == 0) {
     WriteGm(dst, dst_pitch, src, src_pitch, count, len);
     return;

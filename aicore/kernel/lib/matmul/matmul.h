@@ -46,6 +46,7 @@
 #include "aicore/kernel/sys.h"
 #include "aicore/kernel/tensor/global_tensor.h"
 #include "aicore/kernel/tensor/local_tensor.h"
+#include "aicore/sim/gm_copies.h"
 
 namespace AscendC {
 
@@ -81,7 +82,8 @@ constexpr int64_t MmRound(int64_t a, int64_t b) { return MmCeil(a, b) * b; }
 // hosts with the AVX-512 kernel; everything else takes the cube path. Whenever an observer is
 // attached (aicore check, the profiler, a trace) or in differential mode the cube path runs, so
 // the sanitizer and the timing model see the instruction stream a real Matmul issues.
-// AICORE_MATMUL_FUSED=0 turns the fused path off.
+// The blocks of one launch share the packed A and B blocks their shares have in common (Note
+// [Packed panel cache]). AICORE_MATMUL_FUSED=0 turns the fused path off.
 
 // Returns whether IterateAll may use the fused path (Note [Matmul fused path]).
 bool MatmulFusedPathEnabled();
@@ -1140,6 +1142,10 @@ class Matmul {
     j.b = b_gm_.data();
     j.b_rs = trans_b_ ? 1 : org_n_;
     j.b_cs = trans_b_ ? org_kb_ : 1;
+    // Blocks cut C into singleCoreM x singleCoreN shares: the A rows of this share are read by
+    // the other shares of its row, the B columns by those of its column.
+    j.cache_a = org_n_ > single_n_;
+    j.cache_b = org_m_ > single_m_;
     const int64_t ldc = org_kc_ > 0 ? org_kc_ : org_n_;
     CheckFusedExtent("A", a_gm_, (single_m_ - 1) * j.a_rs + (single_k_ - 1) * j.a_cs + 1, loc);
     CheckFusedExtent("B", b_gm_, (single_k_ - 1) * j.b_rs + (single_n_ - 1) * j.b_cs + 1, loc);
@@ -1165,6 +1171,8 @@ class Matmul {
           aicore::ConvertFloatToBfloat16(row, c32 + size_t(i) * j.n, j.n);
       }
     }
+    // Packed copies of A or B that C overlaps are stale now (Note [GM copies]).
+    aicore::sim::NoteGmWrite(gm.data(), uint64_t((single_m_ - 1) * ldc + single_n_) * sizeof(DstT));
   }
 
   // Writes the pending block to gm (see GetTensorC) and frees L0C.

@@ -31,6 +31,10 @@ struct GemmJob {
   float* c = nullptr;  // C(i, j) at c[i * ldc + j], overwritten
   int64_t ldc = 0;
   const float* bias = nullptr;  // n values added first, or nullptr
+  // Whether other blocks of the launch are expected to read the same A rows (B columns): their
+  // packed blocks then go through the panel cache (Note [Packed panel cache]); otherwise they are
+  // packed into this thread's scratch, which stays in cache from one block to the next.
+  bool cache_a = false, cache_b = false;
 };
 
 // Returns true when the active ISA (ActiveIsa(), AICORE_ISA) has a packed GEMM kernel.

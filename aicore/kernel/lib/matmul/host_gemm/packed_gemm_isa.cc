@@ -6,6 +6,7 @@
 
 #include "aicore/core/dtype.h"
 #include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
+#include "aicore/kernel/lib/matmul/host_gemm/panel_cache.h"
 #include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/cube/tile_asm.h"
 
@@ -241,27 +242,55 @@ void Gemm(const GemmJob& j) {
   const auto* b = static_cast<const S*>(j.b);
   const uint32_t nc_max = (std::min(kNc, j.n) + kNr - 1) / kNr * kNr;
   const uint32_t kc_max = std::min(kKc, j.k);
-  float* bpack = ScratchFloats(ScratchSlot::kGemmB, size_t{kc_max} * nc_max);
-  float* apack = ScratchFloats(ScratchSlot::kGemmA, size_t{kc_max} * (std::min(kMc, j.m) + kMr));
+  float* bscratch = ScratchFloats(ScratchSlot::kGemmB, size_t{kc_max} * nc_max);
+  float* ascratch =
+      ScratchFloats(ScratchSlot::kGemmA, size_t{kc_max} * (std::min(kMc, j.m) + kMr));
+  // The blocks of A and B come from the launch's panel cache when another block packed them
+  // (Note [Packed panel cache]); the key holds everything the packed bits depend on.
+  PanelKey key;
+  key.type = static_cast<uint8_t>(j.type);
+  key.elem_bytes = sizeof(S);
   for (uint32_t jc = 0; jc < j.n; jc += kNc) {
     const uint32_t nc = std::min(kNc, j.n - jc);
     for (uint32_t pc = 0; pc < j.k; pc += kKc) {
       const uint32_t kc = std::min(kKc, j.k - pc);
       const Init init = pc > 0 ? Init::kLoad : j.bias != nullptr ? Init::kBias : Init::kZero;
+      key.operand = 1;
+      key.src = b + pc * j.b_rs + jc * j.b_cs;
+      key.rows = kc;
+      key.cols = nc;
+      key.rs = j.b_rs;
+      key.cs = j.b_cs;
+      PanelRef bref = j.cache_b ? AcquirePanel(key, size_t{kc} * ((nc + kNr - 1) / kNr * kNr),
+                                               bscratch)
+                                : PanelRef(bscratch, true, nullptr);
+      float* const bpack = bref.data();
       for (uint32_t ic = 0; ic < j.m; ic += kMc) {
         const uint32_t mc = std::min(kMc, j.m - ic);
-        PackA(j, a, ic, mc, pc, kc, apack);
+        key.operand = 0;
+        key.src = a + ic * j.a_rs + pc * j.a_cs;
+        key.rows = mc;
+        key.cols = kc;
+        key.rs = j.a_rs;
+        key.cs = j.a_cs;
+        const PanelRef aref =
+            j.cache_a ? AcquirePanel(key, size_t{kc} * ((mc + kMr - 1) / kMr * kMr), ascratch)
+                      : PanelRef(ascratch, true, nullptr);
+        if (aref.must_pack()) PackA(j, a, ic, mc, pc, kc, aref.data());
+        const float* const apack = aref.data();
+        // The first A block packs each B panel just before its tiles (L1/L2-hot), unless the
+        // B block came packed from the cache.
+        const bool pack_b = ic == 0 && bref.must_pack();
         for (uint32_t jr = 0; jr < nc; jr += kNr) {
           float* bp = bpack + size_t{jr} * kc;
           const uint32_t cols = std::min(kNr, nc - jr);
-          // The first A block packs each B panel just before its tiles (L1/L2-hot).
-          if (ic == 0) PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
+          if (pack_b) PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
           const float* bias = j.bias != nullptr ? j.bias + jc + jr : nullptr;
-          // While the first A block runs, the tiles prefetch the GM rows of the next B panel
+          // While the first A block packs B, the tiles prefetch the GM rows of the next B panel
           // (row-major B: a row per 4 k steps; otherwise nothing: pf stays on this panel).
           const char* pf = reinterpret_cast<const char*>(bp);
           int64_t pf_stride = 0;
-          if (ic == 0 && j.b_cs == 1 && jr + kNr < nc) {
+          if (pack_b && j.b_cs == 1 && jr + kNr < nc) {
             pf = reinterpret_cast<const char*>(b + pc * j.b_rs + jc + jr + kNr);
             pf_stride = j.b_rs * int64_t{sizeof(S)};
           }
@@ -289,6 +318,7 @@ void Gemm(const GemmJob& j) {
             }
           }
         }
+        if (pack_b) bref.Publish();  // every B panel of this block is packed now
       }
     }
   }
