@@ -156,6 +156,99 @@ def ops_matmul_rows(results, add, counter):
                 note=f"wall-time GFLOP/s vs the 1-thread row; CPUs busy {busy:.2f}")
 
 
+# Targets of the ops/ rows (issue 11): op -> (baseline ratio, oneDNN ratio); None: report only.
+OPS_TARGETS = {"softmax": (0.90, 1.25), "layer_norm": (0.85, 1.35), "rms_norm": (0.85, None),
+               "gelu": (0.90, None), "add": (0.90, None)}
+
+
+def torch_baselines(array_mb):
+    """Runs benchmarks/torch_baselines.py under /usr/bin/python3; returns {row name: row}."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_baselines.py")
+    cmd = ["/usr/bin/python3", script, "--threads", "1"]
+    if array_mb > 0:
+        cmd += ["--array-mb", str(array_mb)]
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, env=env, text=True)
+    except OSError as e:
+        print(f"torch baselines skipped: {e}", file=sys.stderr)
+        return {}
+    if proc.returncode != 0:
+        print(f"torch baselines skipped: {script} exited with {proc.returncode}", file=sys.stderr)
+        return {}
+    rows = {}
+    for line in proc.stdout.splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[row["name"]] = row
+    return rows
+
+
+def ops_rows(results, add, counter, torch):
+    """Adds the ops/ rows of bench_ops with their side-by-side ratios and the torch baselines."""
+    for run, entry in sorted(results.items()):
+        base = base_name(run)
+        if not base.startswith("ops/") or base == "ops/aclnn_overhead_us":
+            continue
+        parts = base.split("/")
+        op, dtype = parts[1], parts[2]
+        if op not in OPS_TARGETS:  # ops/matmul, ops/flash_attention: rows of other binaries
+            continue
+        label = entry.get("label", "")
+        if base.endswith("/2threads"):
+            scaling, copy_scaling = counter(entry, "scaling"), counter(entry, "copy_scaling")
+            busy = counter(entry, "cpu_busy")
+            what = "stream_add" if op == "add" else "stream_copy"
+            add(base, "scaling", scaling, "x", copy_scaling,
+                scaling and copy_scaling and scaling / copy_scaling, threads=2,
+                note=f"wall time, 1 -> 2 worker threads; baseline: {what} on 1 -> 2 threads "
+                     f"beside it; CPUs busy {busy or 0:.2f}; {label}")
+            continue
+        bw = counter(entry, "bytes_per_s")
+        target_copy, target_dnnl = OPS_TARGETS.get(op, (None, None))
+        if dtype != "fp32":
+            target_copy = target_dnnl = None
+        if op == "add":
+            ref, metric = counter(entry, "add_bytes_per_s"), "ratio_to_stream_add"
+        else:
+            ref, metric = counter(entry, "copy_bytes_per_s"), "ratio_to_stream_copy"
+        tgt = f", target >= {target_copy}" if target_copy else ""
+        add(base, metric, bw and bw / 1e9, "GB/s", ref and ref / 1e9, bw and ref and bw / ref,
+            note=f"{metric[9:]} on the same buffers, same process{tgt}; {label}")
+        nt = counter(entry, "copy_nt_bytes_per_s")
+        if nt:
+            add(base, "ratio_to_stream_copy_nt", bw / 1e9, "GB/s", nt / 1e9, bw / nt,
+                note="copy with streaming stores on the same buffers")
+        dnnl = counter(entry, "onednn_bytes_per_s")
+        if dnnl:
+            tgt = f", target >= {target_dnnl}" if target_dnnl else ""
+            add(base, "ratio_to_onednn", bw / 1e9, "GB/s", dnnl / 1e9, bw / dnnl,
+                note=f"oneDNN {op} primitive, 1 OpenMP thread, same buffers{tgt}")
+        t = torch.get(base)
+        if t and not t.get("skipped") and bw:
+            best = min(v for v in (t.get("torch_s"), t.get("torch_out_s")) if v)
+            tbw = t["bytes"] / best
+            add(base, "ratio_to_torch", bw / 1e9, "GB/s", tbw / 1e9, bw / tbw,
+                note=f"PyTorch {t.get('torch_version')} CPU, 1 thread, the faster of the "
+                     f"functional and out= calls, in its own process (shape "
+                     f"{'x'.join(map(str, t['shape']))})")
+    for name, t in sorted(torch.items()):
+        if t.get("skipped"):
+            add("baseline/torch/" + name[4:], "skipped", 0.0, "-", threads=1,
+                note="torch: " + t["skipped"])
+            continue
+        best = min(v for v in (t.get("torch_s"), t.get("torch_out_s")) if v)
+        tbw = t["bytes"] / best
+        cbw = t["copy_bytes"] / t["copy_s"]
+        add("baseline/torch/" + name[4:], "ratio_to_torch_copy", tbw / 1e9, "GB/s", cbw / 1e9,
+            tbw / cbw, note="torch's op against its own y.copy_(x), one process, CPU time")
+    overhead = find(results, "ops/aclnn_overhead_us")
+    add("ops/aclnn_overhead_us", "us", counter(overhead, "overhead_us"), "us",
+        note=f"1-element softmax: GetWorkspaceSize + aclnnSoftmax + synchronize, median; p90 "
+             f"{counter(overhead, 'p90_us') or 0:.1f} us (target < 20)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -178,12 +271,15 @@ def main():
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         blas_env.pop(var, None)
     for binary in ("bench_machine", "bench_vector", "bench_sim", "bench_check", "bench_perf",
-                   "alloc/bench_alloc", "bench_matmul", "bench_attention"):
+                   "alloc/bench_alloc", "bench_matmul", "bench_attention", "bench_ops"):
         path = os.path.join(bench_dir, binary)
         if not os.access(path, os.X_OK):
+            if args.filter:  # a partial run: the rows of the binaries that exist
+                print(f"warning: {path} is missing; skipped", file=sys.stderr)
+                continue
             print(f"error: {path} is missing (build the bench_* targets first)", file=sys.stderr)
             return 1
-        one_thread = binary in ("bench_matmul", "bench_attention")
+        one_thread = binary in ("bench_matmul", "bench_attention", "bench_ops")
         results.update(run_binary(path, args.filter, blas_env if one_thread else env))
     # aclnnMatmul against oneDNN (built only where OpenMP is found: oneDNN's threads are OpenMP's).
     ops_matmul = os.path.join(bench_dir, "bench_ops_matmul")
@@ -191,6 +287,9 @@ def main():
         results.update(run_binary(ops_matmul, args.filter, blas_env))
     else:
         print(f"note: {ops_matmul} is missing; no ops/matmul rows", file=sys.stderr)
+    torch = {}
+    if not args.filter or "ops/" in args.filter:
+        torch = torch_baselines(args.array_mb)
     load_end = load_average()
 
     def counter(entry, name):
@@ -210,11 +309,15 @@ def main():
     add("machine/fma_fp32_peak", "gflops", counter(fma, "flops_per_s") and
         counter(fma, "flops_per_s") / 1e9, "GFLOP/s", note=fma.get("label", "") if fma else "")
     copy = counter(find(results, "machine/stream_copy"), "bytes_per_s")
+    copy_nt = counter(find(results, "machine/stream_copy_nt"), "bytes_per_s")
     add_bw = counter(find(results, "machine/stream_add"), "bytes_per_s")
     array_mb = counter(find(results, "machine/stream_add"), "array_bytes")
     note = f"{array_mb / 2**20:.0f} MiB arrays" if array_mb else ""
     add("machine/stream_copy", "bandwidth", copy and copy / 1e9, "GB/s", note=note)
     add("machine/stream_add", "bandwidth", add_bw and add_bw / 1e9, "GB/s", note=note)
+    add("machine/stream_copy_nt", "ratio_to_stream_copy", copy_nt and copy_nt / 1e9, "GB/s",
+        copy and copy / 1e9, copy_nt and copy and copy_nt / copy,
+        note=note + ", streaming stores (no write-allocate)")
 
     bf16 = counter(find(results, "machine/fma_bf16_peak"), "flops_per_s")
     add("machine/fma_bf16_peak", "gflops", bf16 and bf16 / 1e9, "GFLOP/s",
@@ -237,6 +340,8 @@ def main():
                "ratio_to_stream_add", 0.85)
     kernel_row("vector/exp", "vector/exp/float", copy, "ratio_to_stream_copy", 0.80)
     kernel_row("vector/exp_half", "vector/exp/half", copy, "ratio_to_stream_copy", 0.80)
+
+    ops_rows(results, add, counter, torch)
 
     for run, label in (("sim/api_call_ns/DataCopy", "DataCopy only"),
                        ("sim/api_call_ns/Add", "Add only")):

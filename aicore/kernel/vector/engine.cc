@@ -12,6 +12,8 @@ namespace aicore::kernel::engine {
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
                    Scalar s, size_t n);                                                     \
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);     \
+  float ReduceSumF32(const float* src, size_t n);                                           \
+  float ReduceExtremeF32(bool max, const float* src, size_t n);                             \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -24,22 +26,31 @@ namespace {
 
 using ElementwiseFn = void (*)(VecOp, DType, void*, const void*, const void*, Scalar, size_t);
 using CastFn = void (*)(DType, DType, Round, void*, const void*, size_t);
+using SumFn = float (*)(const float*, size_t);
+using ExtremeFn = float (*)(bool, const float*, size_t);
 
 struct Table {
   ElementwiseFn elementwise;
   CastFn cast;
+  SumFn sum;
+  ExtremeFn extreme;
   const char* name;
 };
 
 Table PickTable() {
 #if defined(__x86_64__)
   switch (ActiveIsa()) {
-    case Isa::kAvx512: return {isa_avx512::Elementwise, isa_avx512::Cast, "avx512"};
-    case Isa::kAvx2: return {isa_avx2::Elementwise, isa_avx2::Cast, "avx2"};
+    case Isa::kAvx512:
+      return {isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
+              isa_avx512::ReduceExtremeF32, "avx512"};
+    case Isa::kAvx2:
+      return {isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
+              isa_avx2::ReduceExtremeF32, "avx2"};
     case Isa::kPortable: break;
   }
 #endif
-  return {isa_portable::Elementwise, isa_portable::Cast, "portable"};
+  return {isa_portable::Elementwise, isa_portable::Cast, isa_portable::ReduceSumF32,
+          isa_portable::ReduceExtremeF32, "portable"};
 }
 
 const Table& Active() {
@@ -61,6 +72,12 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* sr
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {
   if (n == 0) return;
   Active().cast(dst_dt, src_dt, r, dst, src, n);
+}
+
+float ReduceSumF32(const float* src, size_t n) { return Active().sum(src, n); }
+
+float ReduceExtremeF32(bool max, const float* src, size_t n) {
+  return Active().extreme(max, src, n);
 }
 
 const char* EngineIsa() { return Active().name; }

@@ -78,6 +78,15 @@ bool CastSupports(DType dst, DType src, Round r);
 // destinations saturate to their range and NaN converts to 0. dst and src must not overlap.
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);
 
+// Count-form reductions of `n` > 0 contiguous floats, as Note [Reduce semantics]
+// (aicore/kernel/vector/reduce.h) defines them; every ISA gives the same bits.
+//   ReduceSumF32:     a binary tree of adjacent pairs inside each 64-element repeat (a short last
+//                     repeat padded with zeros), then the repeat sums added in order.
+//   ReduceExtremeF32: the largest (max) or smallest value that is not NaN; NaN when all are; of
+//                     equal values the first (only +0 and -0 tell them apart).
+float ReduceSumF32(const float* src, size_t n);
+float ReduceExtremeF32(bool max, const float* src, size_t n);
+
 // Returns the ISA the engine dispatches to ("portable", "avx2", "avx512").
 const char* EngineIsa();
 

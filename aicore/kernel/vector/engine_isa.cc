@@ -10,6 +10,7 @@
 // path), so the ISAs agree bit for bit.
 // Ln: x = m*2^e with m in [sqrt(1/2), sqrt(2)]; ln m = 2*atanh(s), s = (m-1)/(m+1), |s| <= 0.172,
 // by its odd series to s^11 (truncation below 1e-10), summed as f - (f*s - s*q) with f = m - 1.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -739,6 +740,130 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Sc
     case VecOp::kCount:
       return;
   }
+}
+
+namespace {
+
+constexpr size_t kRepeatFloats = 64;  // one 256-byte repeat
+
+// The pairwise tree of one repeat of 64 floats (see ReduceSumF32 in engine.h).
+inline float TreeSum64(const float* src, size_t n) {
+  float v[kRepeatFloats];
+  for (size_t e = 0; e < kRepeatFloats; ++e) v[e] = e < n ? src[e] : 0.0f;
+  for (size_t w = kRepeatFloats / 2; w >= 1; w /= 2) {
+    for (size_t i = 0; i < w; ++i) v[i] = v[2 * i] + v[2 * i + 1];
+  }
+  return v[0];
+}
+
+// The first of the non-NaN extremes, element by element.
+float ExtremeScalar(bool max, const float* src, size_t n) {
+  float best = src[0];
+  bool have = best == best;
+  for (size_t i = 1; i < n; ++i) {
+    const float x = src[i];
+    if (x != x) continue;
+    if (!have || (max ? x > best : x < best)) {
+      best = x;
+      have = true;
+    }
+  }
+  return best;
+}
+
+#if AICORE_ISA == 2
+// The adjacent-pair sums of the 32 lanes of (a, b), in order: lane i = (a|b)[2i] + (a|b)[2i+1].
+inline __m512 PairSums(__m512 a, __m512 b) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                         30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+                                        31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(a, even, b), _mm512_permutex2var_ps(a, odd, b));
+}
+
+// TreeSum64 of a whole repeat on 16 lanes: the same additions in the same tree (lanes past the
+// live ones carry duplicates that are never read).
+inline float TreeSum64V(const float* src) {
+  const __m512 p0 = PairSums(_mm512_loadu_ps(src), _mm512_loadu_ps(src + 16));
+  const __m512 p1 = PairSums(_mm512_loadu_ps(src + 32), _mm512_loadu_ps(src + 48));
+  __m512 q = PairSums(p0, p1);  // 16 sums of 4
+  q = PairSums(q, q);           // 8 sums of 8
+  q = PairSums(q, q);           // 4
+  q = PairSums(q, q);           // 2
+  q = PairSums(q, q);           // 1
+  return _mm512_cvtss_f32(q);
+}
+
+// TreeSum64 of 16 whole repeats at once: each repeat is reduced to 16 sums of 4 on its own,
+// then the later levels pack several repeats into one vector (2 repeats of 8 sums, 4 of 4, 8 of
+// 2), so no lane is wasted; lane r of the result is repeat r's sum, bit-identical to TreeSum64.
+inline __m512 TreeSum64x16V(const float* src) {
+  __m512 v[16];
+  for (int r = 0; r < 16; ++r) {
+    const float* p = src + 64 * r;
+    v[r] = PairSums(PairSums(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16)),
+                    PairSums(_mm512_loadu_ps(p + 32), _mm512_loadu_ps(p + 48)));
+  }
+  for (int w = 8; w >= 1; w /= 2) {
+    for (int k = 0; k < w; ++k) v[k] = PairSums(v[2 * k], v[2 * k + 1]);
+  }
+  return v[0];
+}
+#endif
+
+}  // namespace
+
+float ReduceSumF32(const float* src, size_t n) {
+  float total = 0.0f;
+  size_t i = 0;
+#if AICORE_ISA == 2
+  for (; i + 16 * kRepeatFloats <= n; i += 16 * kRepeatFloats) {
+    alignas(64) float sums[16];
+    _mm512_store_ps(sums, TreeSum64x16V(src + i));
+    for (float v : sums) total += v;  // the repeat sums in order
+  }
+  for (; i + kRepeatFloats <= n; i += kRepeatFloats) total += TreeSum64V(src + i);
+#endif
+  for (; i < n; i += kRepeatFloats) total += TreeSum64(src + i, std::min(kRepeatFloats, n - i));
+  return total;
+}
+
+float ReduceExtremeF32(bool max, const float* src, size_t n) {
+#if AICORE_ISA == 2
+  // The non-NaN extreme on 16 lanes: max/min return their second operand (the accumulator) when
+  // the first is NaN, so NaNs are skipped. An extreme that is not unique by its bits (a zero, of
+  // either sign) or that may stand for "no value" (an infinity of the starting sign) is found
+  // again element by element.
+  if (n >= 64) {
+    const float start = max ? -std::numeric_limits<float>::infinity()
+                            : std::numeric_limits<float>::infinity();
+    __m512 acc[4];
+    for (__m512& a : acc) a = _mm512_set1_ps(start);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      for (int k = 0; k < 4; ++k) {
+        const __m512 x = _mm512_loadu_ps(src + i + 16 * k);
+        acc[k] = max ? _mm512_max_ps(x, acc[k]) : _mm512_min_ps(x, acc[k]);
+      }
+    }
+    for (; i + 16 <= n; i += 16) {
+      const __m512 x = _mm512_loadu_ps(src + i);
+      acc[0] = max ? _mm512_max_ps(x, acc[0]) : _mm512_min_ps(x, acc[0]);
+    }
+    if (i < n) {  // the lanes past the end read as `start`
+      const auto t = static_cast<__mmask16>((1u << (n - i)) - 1);
+      const __m512 x = _mm512_mask_loadu_ps(_mm512_set1_ps(start), t, src + i);
+      acc[0] = max ? _mm512_max_ps(x, acc[0]) : _mm512_min_ps(x, acc[0]);
+    }
+    const __m512 a = max ? _mm512_max_ps(_mm512_max_ps(acc[0], acc[1]),
+                                         _mm512_max_ps(acc[2], acc[3]))
+                         : _mm512_min_ps(_mm512_min_ps(acc[0], acc[1]),
+                                         _mm512_min_ps(acc[2], acc[3]));
+    const float v = max ? _mm512_reduce_max_ps(a) : _mm512_reduce_min_ps(a);
+    if (v != 0.0f && v != start) return v;
+  }
+#endif
+  return ExtremeScalar(max, src, n);
 }
 
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {

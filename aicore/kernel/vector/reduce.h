@@ -214,7 +214,15 @@ void ReduceCount(ReduceKind kind, const LocalTensor<T>& dst, const LocalTensor<T
 
   const T* s = src.data();
   float v[kPer];
-  if (kind == ReduceKind::kSum) {
+  // float without an index: the engine's vector loops (the same bits as the loops below).
+  const bool engine = std::is_same_v<T, float> && !with_index;
+  if (engine && kind == ReduceKind::kSum) {
+    dst.data()[0] = static_cast<T>(
+        aicore::kernel::engine::ReduceSumF32(reinterpret_cast<const float*>(s), count));
+  } else if (engine) {
+    dst.data()[0] = static_cast<T>(aicore::kernel::engine::ReduceExtremeF32(
+        kind == ReduceKind::kMax, reinterpret_cast<const float*>(s), count));
+  } else if (kind == ReduceKind::kSum) {
     float total = 0.0f;
     for (uint64_t r = 0; r < repeats; ++r) {
       const uint64_t begin = r * kPer;

@@ -9,7 +9,9 @@
 //   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
 //   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
 //   mean for layer norm), the second applies them chunk by chunk.
-// Both strategies call the same hooks, and the queues are depth 2 (double buffered).
+// Both strategies call the same hooks, and the queues are depth 2 (double buffered). The pattern
+// itself never writes the RowScratch, so what a row's last Accumulate leaves there is still there
+// when that row's first Apply runs (a row of one chunk may reuse it instead of recomputing).
 // Backward operators use three extensions: a second per-element input `x2` read alongside x
 // (Hooks::kInputs = 2), per-row fp32 inputs `row_in` handed to Hooks::Begin before a row's first
 // chunk (Hooks::kRowInputs > 0), and no per-element output (`y` null: only the row outputs are

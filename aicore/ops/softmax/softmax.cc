@@ -21,6 +21,7 @@ using patterns::RowScratch;
 struct SoftmaxStats {
   float max = -std::numeric_limits<float>::infinity();
   float sum = 0;
+  uint32_t chunks = 0;  // chunks accumulated; 1: sc.tmp still holds exp(x - max) of the row
 };
 
 struct SoftmaxHooksBase {
@@ -34,15 +35,22 @@ struct SoftmaxHooksBase {
     const float chunk_sum = ReduceToScalar(ReduceOp::kSum, sc.tmp, sc.result, sc.reduce_tmp, n);
     s.sum = (s.sum == 0 ? 0.0f : s.sum * std::exp(s.max - m)) + chunk_sum;
     s.max = m;
+    ++s.chunks;
   }
   static void Finish(Stats&, const RowReduceTiling&) {}
   static void RowOutputs(const Stats&, float*) {}
 };
 
 struct SoftmaxHooks : SoftmaxHooksBase {
-  static void Apply(const Stats& s, const RowScratch&, const LocalTensor<float>& dst,
+  static void Apply(const Stats& s, const RowScratch& sc, const LocalTensor<float>& dst,
                     const LocalTensor<float>& x, const LocalTensor<float>*, uint32_t n,
                     const RowReduceTiling&) {
+    if (s.chunks == 1) {
+      // A row of one chunk: Accumulate left exp(x - max) in sc.tmp (RowReduce keeps the scratch
+      // from a row's Accumulate to its Apply), so the exponentials are not computed twice.
+      AscendC::Muls(dst, sc.tmp, 1.0f / s.sum, n);
+      return;
+    }
     AscendC::Adds(dst, x, -s.max, n);
     AscendC::Exp(dst, dst, n);
     AscendC::Muls(dst, dst, 1.0f / s.sum, n);

@@ -25,6 +25,8 @@ namespace aicore::kernel::engine {
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s, \
                    size_t n);                                                                   \
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);         \
+  float ReduceSumF32(const float* src, size_t n);                                               \
+  float ReduceExtremeF32(bool max, const float* src, size_t n);                                 \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -39,15 +41,22 @@ struct Variant {
   const char* name;
   decltype(&isa_portable::Elementwise) elementwise;
   decltype(&isa_portable::Cast) cast;
+  decltype(&isa_portable::ReduceSumF32) sum;
+  decltype(&isa_portable::ReduceExtremeF32) extreme;
 };
 
 // The variants this host can run, portable first.
 std::vector<Variant> Variants() {
-  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::Cast}};
+  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::Cast,
+                             isa_portable::ReduceSumF32, isa_portable::ReduceExtremeF32}};
 #if defined(__x86_64__)
-  if (DetectedIsa() >= Isa::kAvx2) v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::Cast});
+  if (DetectedIsa() >= Isa::kAvx2) {
+    v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
+                 isa_avx2::ReduceExtremeF32});
+  }
   if (DetectedIsa() >= Isa::kAvx512) {
-    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::Cast});
+    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
+                 isa_avx512::ReduceExtremeF32});
   }
 #endif
   return v;
@@ -285,6 +294,75 @@ TEST(EngineIsa, HalfArithmeticIsCorrectlyRoundedAndIsaIndependent) {
       }
     }
   }
+}
+
+// The count-form reductions as Note [Reduce semantics] defines them, written out plainly.
+float TreeSumRef(const float* x, size_t n) {
+  float total = 0.0f;
+  for (size_t r = 0; r < n; r += 64) {
+    std::vector<float> v(64, 0.0f);
+    for (size_t e = 0; e < 64 && r + e < n; ++e) v[e] = x[r + e];
+    for (size_t w = 32; w >= 1; w /= 2) {
+      for (size_t i = 0; i < w; ++i) v[i] = v[2 * i] + v[2 * i + 1];
+    }
+    total += v[0];
+  }
+  return total;
+}
+float ExtremeRef(bool max, const float* x, size_t n) {
+  float best = std::numeric_limits<float>::quiet_NaN();
+  bool have = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) continue;
+    if (!have || (max ? x[i] > best : x[i] < best)) best = x[i], have = true;
+  }
+  return have ? best : x[0];
+}
+
+TEST(EngineIsa, ReductionsMatchTheTreeAndAgreeBitForBit) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> f(-1e4f, 1e4f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  int cases = 0;
+  for (size_t n : {size_t{1}, size_t{15}, size_t{63}, size_t{64}, size_t{65}, size_t{1023},
+                   size_t{1024}, size_t{1024 + 64 * 3 + 5}, size_t{5000}}) {
+    // kind 0: random; 1: NaNs sprinkled; 2: all NaN; 3: max/min is a zero (-0 first);
+    // 4: all -inf; 5: all +inf; 6: magnitudes that cancel.
+    for (int kind = 0; kind < 7; ++kind) {
+      std::vector<float> x(n + 1);
+      for (float& v : x) v = f(rng);
+      if (kind == 1) {
+        for (size_t i = 0; i < x.size(); i += 7) x[i] = nan;
+      } else if (kind == 2) {
+        for (float& v : x) v = nan;
+      } else if (kind == 3) {
+        for (float& v : x) v = -std::fabs(v) - 1.0f;
+        x[1 + n / 3] = -0.0f;
+        x[1 + n / 2] = 0.0f;
+      } else if (kind == 4 || kind == 5) {
+        for (float& v : x) v = kind == 4 ? -inf : inf;
+      } else if (kind == 6) {
+        for (size_t i = 0; i < x.size(); ++i) x[i] = (i % 2 ? 1e8f : -1e8f) + f(rng) * 1e-3f;
+      }
+      const float* src = x.data() + 1;  // unaligned
+      const float want_sum = TreeSumRef(src, n);
+      for (const Variant& v : Variants()) {
+        EXPECT_EQ(std::bit_cast<uint32_t>(v.sum(src, n)), std::bit_cast<uint32_t>(want_sum))
+            << v.name << " ReduceSumF32 n=" << n << " kind=" << kind;
+        for (bool max : {true, false}) {
+          const float want = ExtremeRef(max, src, n);
+          const float got = v.extreme(max, src, n);
+          EXPECT_TRUE(std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(want) ||
+                      (std::isnan(got) && std::isnan(want)))
+              << v.name << (max ? " max" : " min") << " n=" << n << " kind=" << kind
+              << ": got " << got << ", want " << want;
+        }
+        ++cases;
+      }
+    }
+  }
+  EXPECT_GT(cases, 0);
 }
 
 TEST(EngineIsa, ZeroLengthIsANoOp) {
