@@ -6,7 +6,7 @@
 //   linear     y = act(aicore::matmul(input, weight^T) + bias)
 //              act: none; relu (torch's masked_fill: aicore has no relu operator);
 //              gelu -> aicore::gelu(y, "none"); silu -> aicore::silu(y)
-//   attention  s = aicore::matmul(q, k^T) * scale; causal or bool mask: s[~keep] = -inf;
+//   attention  s = aicore::matmul(q * scale, k^T); causal or bool mask: s[~keep] = -inf;
 //              float mask: s += mask; p = aicore::softmax(s, -1); out = aicore::matmul(p, v)
 //
 // Note [Switching to fused kernels]: LinearEpilogue and AttentionCore are the one place each
@@ -96,7 +96,8 @@ at::Tensor LinearEpilogue(const at::Tensor& input, const at::Tensor& weight,
 // mask (True = attend) or undefined; `add`: a float mask or undefined.
 at::Tensor AttentionCore(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                          const at::Tensor& keep, const at::Tensor& add, double scale) {
-  at::Tensor s = Matmul(q, k.transpose(-2, -1)) * scale;
+  // The scale goes onto q (L x E elements) rather than onto the L x S scores.
+  at::Tensor s = Matmul(q * scale, k.transpose(-2, -1));
   if (keep.defined()) {
     s = s.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
   }

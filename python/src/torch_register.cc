@@ -40,6 +40,8 @@ void Define(torch::Library& m) {
   m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
         "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, "
         "float? scale=None) -> Tensor");
+  m.def("_copy_stats() -> int[]", TORCH_FN(CopyStats));
+  m.def("_reset_copy_stats() -> ()", TORCH_FN(ResetCopyStats));
 }
 
 // The CPU kernels also take SparseCPU calls, to refuse them with the argument's name.
