@@ -249,6 +249,50 @@ def ops_rows(results, add, counter, torch):
              f"{counter(overhead, 'p90_us') or 0:.1f} us (target < 20)")
 
 
+def torch_rows(build, env, add):
+    """The torch/* rows: python/benchmarks/torch_ops.py under Debian's /usr/bin/python3 when the
+    build has the PyTorch extension (build/python/aicore/libaicore_torch.so); skipped otherwise."""
+    package = os.path.join(build, "python")
+    python = os.environ.get("AICORE_PYTHON", "/usr/bin/python3")
+    if not os.path.exists(os.path.join(package, "aicore", "libaicore_torch.so")) or \
+            not os.access(python, os.X_OK):
+        print("torch rows: skipped (no PyTorch extension in the build)", file=sys.stderr)
+        return
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python",
+                          "benchmarks", "torch_ops.py")
+    out = os.path.join(build, "torch_ops_rows.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [python, script, "--threads", "1", "--json", out]
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, env=dict(env, PYTHONPATH=package), stdout=sys.stderr)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{script} exited with status {proc.returncode}")
+    with open(out) as f:
+        for line in f:
+            r = json.loads(line)
+            name = r["name"]
+            if "ratio_to_torch" in r:
+                shape = "x".join(map(str, r["shape"]))
+                add(name, "ratio_to_torch", r["aicore_ms"], "ms", r["torch_ms"],
+                    r["ratio_to_torch"], threads=r["threads"],
+                    note=f"{shape} fp32, baseline torch's CPU op on the same tensors")
+            elif name.endswith("_us"):
+                add(name, "us_per_call", r["aicore_us"], "us", r["torch_cpu_us"],
+                    r["aicore_us"] / r["torch_cpu_us"], threads=r["threads"],
+                    note="1 element, Python call to result; baseline torch's CPU F.silu")
+            elif name == "torch/copy_overhead_reduction":
+                block = "x".join(map(str, r["block"]))
+                add(name, "bytes_copied", r["resident_bytes"], "B", r["naive_bytes"],
+                    r["resident_bytes"] / r["naive_bytes"],
+                    note=f"transformer block {block} fwd+bwd, device-resident vs every op "
+                         f"copying: -{r['bytes_reduction'] * 100:.1f}% bytes")
+                add(name + "_time", "copy_ms", r["resident_copy_ms"], "ms", r["naive_copy_ms"],
+                    r["resident_copy_ms"] / r["naive_copy_ms"],
+                    note=f"time copying, -{r['time_reduction'] * 100:.1f}%; block wall "
+                         f"{r['naive_wall_ms']:.1f} -> {r['resident_wall_ms']:.1f} ms")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -387,6 +431,7 @@ def main():
             note=f"slowest size {worst[1]} B, CPU time; baseline glibc malloc+free (target < 200)")
 
     attention_rows(results, add, counter, ns, fma_gf)
+    torch_rows(args.build, env, add)
 
     for when, load in (("start", load_start), ("end", load_end)):
         if load:

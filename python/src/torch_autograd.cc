@@ -15,6 +15,8 @@
 //   matmul        da = g @ b^T, db = a^T @ g (aicore::matmul itself, in the inputs' dtype), each
 //                 summed over the batch dims its operand was broadcast along (1-D operands get
 //                 their unit dim back, then lose it)
+//   _linear_bias  g' = g as (rows, out): dx = g' @ w, dw = g'^T @ x, db = sum(g', rows)
+//                 (aicore::matmul; db by torch's sum)
 // (means and sums over the normalized dims; dw, db sum over the leading dims.)
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ExpandUtils.h>
@@ -67,6 +69,7 @@ using RmsNormSig = std::tuple<at::Tensor, at::Tensor>(const at::Tensor&, const a
 using GeluSig = at::Tensor(const at::Tensor&, c10::string_view);
 using SiluSig = at::Tensor(const at::Tensor&);
 using MatmulSig = at::Tensor(const at::Tensor&, const at::Tensor&);
+using LinearBiasSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&);
 
 class SoftmaxFunction : public torch::autograd::Function<SoftmaxFunction> {
  public:
@@ -254,7 +257,42 @@ class MatmulFunction : public torch::autograd::Function<MatmulFunction> {
   }
 };
 
+class LinearBiasFunction : public torch::autograd::Function<LinearBiasFunction> {
+ public:
+  static at::Tensor forward(AutogradContext* ctx, const at::Tensor& input,
+                            const at::Tensor& weight, const at::Tensor& bias) {
+    at::Tensor out;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<LinearBiasSig>("aicore::_linear_bias");
+      out = op.call(input, weight, bias);
+    }
+    ctx->save_for_backward({input, weight});
+    return out;
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const at::Tensor &input = saved[0], &weight = saved[1];
+    static const auto matmul = Op<MatmulSig>("aicore::matmul");
+    int64_t rows = 1;
+    for (int64_t i = 0; i + 1 < input.dim(); ++i) rows *= input.size(i);
+    const at::Tensor g = grads[0].reshape({rows, weight.size(0)});
+    at::Tensor dx, dw, db;
+    if (ctx->needs_input_grad(0)) dx = matmul.call(g, weight).reshape(input.sizes());
+    if (ctx->needs_input_grad(1)) {
+      dw = matmul.call(g.t(), input.reshape({rows, weight.size(1)}));
+    }
+    if (ctx->needs_input_grad(2)) db = F32(g).sum(0).to(g.scalar_type());
+    return {dx, dw, db};
+  }
+};
+
 }  // namespace
+
+at::Tensor LinearBiasAutograd(const at::Tensor& input, const at::Tensor& weight,
+                              const at::Tensor& bias) {
+  return LinearBiasFunction::apply(input, weight, bias);
+}
 
 at::Tensor MatmulAutograd(const at::Tensor& self, const at::Tensor& other) {
   return MatmulFunction::apply(self, other);

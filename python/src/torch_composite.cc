@@ -3,10 +3,11 @@
 // here (naming the op and the argument), then call aicore's ops through the dispatcher, so one
 // body serves CPU, device and Meta tensors and autograd differentiates the parts:
 //
-//   linear     y = act(aicore::matmul(input, weight^T) + bias)
+//   linear     y = act(aicore::_linear_bias(input, weight, bias)): aicore's Addmm, bias added
+//              in its epilogue (no bias: aicore::matmul(input, weight^T))
 //              act: none; relu (torch's masked_fill: aicore has no relu operator);
 //              gelu -> aicore::gelu(y, "none"); silu -> aicore::silu(y)
-//   attention  s = aicore::matmul(q, k^T) * scale; causal or bool mask: s[~keep] = -inf;
+//   attention  s = aicore::matmul(q * scale, k^T); causal or bool mask: s[~keep] = -inf;
 //              float mask: s += mask; p = aicore::softmax(s, -1); out = aicore::matmul(p, v)
 //
 // Note [Switching to fused kernels]: LinearEpilogue and AttentionCore are the one place each
@@ -33,6 +34,7 @@ c10::TypedOperatorHandle<Sig> Op(const char* name) {
 }
 
 using MatmulSig = at::Tensor(const at::Tensor&, const at::Tensor&);
+using LinearBiasSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&);
 using SoftmaxSig = at::Tensor(const at::Tensor&, int64_t, c10::optional<at::ScalarType>);
 using GeluSig = at::Tensor(const at::Tensor&, c10::string_view);
 using SiluSig = at::Tensor(const at::Tensor&);
@@ -73,8 +75,13 @@ Activation ParseActivation(c10::string_view a) {
 // Note [Switching to fused kernels]: y = act(input @ weight^T + bias), composed.
 at::Tensor LinearEpilogue(const at::Tensor& input, const at::Tensor& weight,
                           const at::Tensor& bias, Activation act) {
-  at::Tensor y = Matmul(input, weight.t());
-  if (bias.defined()) y = y + bias;
+  at::Tensor y;
+  if (bias.defined()) {
+    static const auto linear_bias = Op<LinearBiasSig>("aicore::_linear_bias");
+    y = linear_bias.call(input, weight, bias);  // aicore's Addmm: the bias in its epilogue
+  } else {
+    y = Matmul(input, weight.t());
+  }
   switch (act) {
     case Activation::kNone:
       return y;
@@ -96,7 +103,8 @@ at::Tensor LinearEpilogue(const at::Tensor& input, const at::Tensor& weight,
 // mask (True = attend) or undefined; `add`: a float mask or undefined.
 at::Tensor AttentionCore(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                          const at::Tensor& keep, const at::Tensor& add, double scale) {
-  at::Tensor s = Matmul(q, k.transpose(-2, -1)) * scale;
+  // The scale goes onto q (L x E elements) rather than onto the L x S scores.
+  at::Tensor s = Matmul(q * scale, k.transpose(-2, -1));
   if (keep.defined()) {
     s = s.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
   }

@@ -14,6 +14,8 @@
 #include <torch/library.h>
 
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -126,6 +128,11 @@ at::Tensor EmptyStrided(at::IntArrayRef size, at::IntArrayRef stride,
                                            c10::dtype_or_default(dtype));
 }
 
+// Host<->device copies since the last reset (CopyStats): the boxed fallback's and the user's.
+struct {
+  std::atomic<int64_t> h2d_bytes{0}, d2h_bytes{0}, h2d_copies{0}, d2h_copies{0}, ns{0};
+} g_copy_stats;
+
 // Any direction (PrivateUse1 outranks CPU, so host->device and device->host come here too),
 // any strides and dtypes: a CPU copy between aliases.
 at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
@@ -137,7 +144,19 @@ at::Tensor CopyFrom(const at::Tensor& self, const at::Tensor& dst, bool non_bloc
   }
   at::Tensor src_cpu = self.device().is_cpu() ? self : CpuAlias(self);
   at::Tensor dst_cpu = dst.device().is_cpu() ? dst : CpuAlias(dst);
+  const bool h2d = self.device().is_cpu() && !dst.device().is_cpu();
+  const bool d2h = !self.device().is_cpu() && dst.device().is_cpu();
+  const auto start = std::chrono::steady_clock::now();
   dst_cpu.copy_(src_cpu);
+  if (h2d || d2h) {
+    const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+    const int64_t bytes = static_cast<int64_t>(dst.numel() * dst.element_size());
+    (h2d ? g_copy_stats.h2d_bytes : g_copy_stats.d2h_bytes) += bytes;
+    (h2d ? g_copy_stats.h2d_copies : g_copy_stats.d2h_copies) += 1;
+    g_copy_stats.ns += ns;
+  }
   return dst;
 }
 
@@ -502,6 +521,18 @@ at::Tensor& AtenIndexPut(at::Tensor& self, const c10::List<c10::optional<at::Ten
 }
 
 }  // namespace
+
+std::vector<int64_t> CopyStats() {
+  return {g_copy_stats.h2d_bytes, g_copy_stats.d2h_bytes, g_copy_stats.h2d_copies,
+          g_copy_stats.d2h_copies, g_copy_stats.ns};
+}
+
+void ResetCopyStats() {
+  for (auto* c : {&g_copy_stats.h2d_bytes, &g_copy_stats.d2h_bytes, &g_copy_stats.h2d_copies,
+                  &g_copy_stats.d2h_copies, &g_copy_stats.ns}) {
+    *c = 0;
+  }
+}
 
 void RegisterDevice(torch::Library& aten, torch::Library& fallback) {
   c10::SetAllocator(kDevice, &g_allocator);

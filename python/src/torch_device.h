@@ -5,6 +5,9 @@
 // aicore's operators.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 namespace torch {
 class Library;
 }
@@ -15,5 +18,12 @@ namespace aicore::python {
 // library for PrivateUse1), the boxed CPU fallback (`fallback`: IMPL of "_" for PrivateUse1) and,
 // when torch has none, the AutogradPrivateUse1 fallthrough. Called once from torch_register.cc.
 void RegisterDevice(torch::Library& aten, torch::Library& fallback);
+
+// The host<->device copies since the process started or ResetCopyStats (every copy_ / .to()
+// between the CPU and the device, the boxed fallback's included): {host->device bytes,
+// device->host bytes, host->device copies, device->host copies, nanoseconds copying}.
+// torch.ops.aicore._copy_stats() / _reset_copy_stats().
+std::vector<int64_t> CopyStats();
+void ResetCopyStats();
 
 }  // namespace aicore::python

@@ -326,6 +326,39 @@ at::Tensor MatmulCpu(const at::Tensor& self, const at::Tensor& other) {
   return out;
 }
 
+at::Tensor LinearBiasCpu(const at::Tensor& input, const at::Tensor& weight,
+                         const at::Tensor& bias) {
+  const char* op = "aicore::linear";
+  CheckTensor(op, "input", input);
+  CheckTensor(op, "weight", weight);
+  CheckTensor(op, "bias", bias);
+  TORCH_CHECK(input.dim() >= 1 && weight.dim() == 2 && bias.dim() == 1 &&
+                  input.size(-1) == weight.size(1) && bias.size(0) == weight.size(0),
+              op, ": input of shape ", input.sizes(), ", weight of shape ", weight.sizes(),
+              " and bias of shape ", bias.sizes(), " do not make a linear layer");
+  TORCH_CHECK(weight.scalar_type() == input.scalar_type() &&
+                  bias.scalar_type() == input.scalar_type(),
+              op, ": input, weight and bias must have one dtype");
+  const int64_t k = weight.size(1), n = weight.size(0);
+  std::vector<int64_t> out_shape = input.sizes().slice(0, input.dim() - 1).vec();
+  out_shape.push_back(n);
+  at::Tensor out = at::empty(out_shape, input.options().memory_format(
+                                            at::MemoryFormat::Contiguous));
+  if (g_device == c10::DeviceType::Meta || out.numel() == 0) return out;
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < input.dim(); ++i) rows *= input.size(i);
+  const at::Tensor y = out.view({rows, n});
+  if (k == 0) {  // an empty product: the bias alone
+    y.copy_(bias.expand({rows, n}));
+    return out;
+  }
+  const at::Tensor x = input.reshape({rows, k});
+  Call([&] {
+    RunAddmm(op, ViewOf(bias), ViewOf(x), ViewOf(weight.t()), 1.0, 1.0, ViewOf(y));
+  });
+  return out;
+}
+
 namespace {
 
 // Runs a kernel body for device type `Type`: the same checks and output shapes; Meta computes
@@ -368,6 +401,10 @@ auto AsKernel(Args... args) {
   at::Tensor Silu##Suffix(const at::Tensor& self) { return AsKernel<Type, SiluCpu>(self); } \
   at::Tensor Matmul##Suffix(const at::Tensor& self, const at::Tensor& other) {              \
     return AsKernel<Type, MatmulCpu>(self, other);                                           \
+  }                                                                                          \
+  at::Tensor LinearBias##Suffix(const at::Tensor& input, const at::Tensor& weight,          \
+                                const at::Tensor& bias) {                                    \
+    return AsKernel<Type, LinearBiasCpu>(input, weight, bias);                               \
   }
 
 AICORE_DEVICE_KERNELS(Meta, c10::DeviceType::Meta)

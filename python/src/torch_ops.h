@@ -31,6 +31,10 @@ at::Tensor GeluCpu(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluCpu(const at::Tensor& self);
 // torch.matmul (1-D operands, broadcast batch dims); self and other of one dtype and device.
 at::Tensor MatmulCpu(const at::Tensor& self, const at::Tensor& other);
+// aicore::_linear_bias: input @ weight^T + bias by aicore's Addmm (the bias added in its fp32
+// epilogue, one rounding); input of any rank >= 1, flattened onto (rows, in_features).
+at::Tensor LinearBiasCpu(const at::Tensor& input, const at::Tensor& weight,
+                         const at::Tensor& bias);
 
 // The Meta kernels: the CPU kernels' checks and output shapes and dtypes, on meta tensors
 // (torch.fx / make_fx tracing, shape inference).
@@ -45,6 +49,8 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormMeta(const at::Tensor& input,
 at::Tensor GeluMeta(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluMeta(const at::Tensor& self);
 at::Tensor MatmulMeta(const at::Tensor& self, const at::Tensor& other);
+at::Tensor LinearBiasMeta(const at::Tensor& input, const at::Tensor& weight,
+                          const at::Tensor& bias);
 
 // The PrivateUse1 kernels (the aicore device, torch_device.h): the CPU kernels' checks, then
 // aicore's operator on the device tensors' memory; outputs are device tensors.
@@ -60,6 +66,8 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormDevice(const at::Tensor& input,
 at::Tensor GeluDevice(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluDevice(const at::Tensor& self);
 at::Tensor MatmulDevice(const at::Tensor& self, const at::Tensor& other);
+at::Tensor LinearBiasDevice(const at::Tensor& input, const at::Tensor& weight,
+                            const at::Tensor& bias);
 
 // The Autograd kernels: the same signatures; each redispatches below autograd and records a
 // backward node.
@@ -75,6 +83,8 @@ std::tuple<at::Tensor, at::Tensor> NativeRmsNormAutograd(const at::Tensor& input
 at::Tensor GeluAutograd(const at::Tensor& self, c10::string_view approximate);
 at::Tensor SiluAutograd(const at::Tensor& self);
 at::Tensor MatmulAutograd(const at::Tensor& self, const at::Tensor& other);
+at::Tensor LinearBiasAutograd(const at::Tensor& input, const at::Tensor& weight,
+                              const at::Tensor& bias);
 
 // layer_norm and rms_norm: CompositeImplicitAutograd over native_layer_norm / native_rms_norm.
 at::Tensor LayerNorm(const at::Tensor& input, at::IntArrayRef normalized_shape,

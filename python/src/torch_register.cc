@@ -36,10 +36,13 @@ void Define(torch::Library& m) {
   m.def("gelu(Tensor self, str approximate='none') -> Tensor");
   m.def("silu(Tensor self) -> Tensor");
   m.def("matmul(Tensor self, Tensor other) -> Tensor");
+  m.def("_linear_bias(Tensor input, Tensor weight, Tensor bias) -> Tensor");
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> Tensor");
   m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
         "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, "
         "float? scale=None) -> Tensor");
+  m.def("_copy_stats() -> int[]", TORCH_FN(CopyStats));
+  m.def("_reset_copy_stats() -> ()", TORCH_FN(ResetCopyStats));
 }
 
 // The CPU kernels also take SparseCPU calls, to refuse them with the argument's name.
@@ -51,6 +54,7 @@ void ImplCpu(torch::Library& m) {
   m.impl("gelu", TORCH_FN(GeluCpu));
   m.impl("silu", TORCH_FN(SiluCpu));
   m.impl("matmul", TORCH_FN(MatmulCpu));
+  m.impl("_linear_bias", TORCH_FN(LinearBiasCpu));
 }
 
 void ImplMeta(torch::Library& m) {
@@ -61,6 +65,7 @@ void ImplMeta(torch::Library& m) {
   m.impl("gelu", TORCH_FN(GeluMeta));
   m.impl("silu", TORCH_FN(SiluMeta));
   m.impl("matmul", TORCH_FN(MatmulMeta));
+  m.impl("_linear_bias", TORCH_FN(LinearBiasMeta));
 }
 
 void ImplDevice(torch::Library& m) {
@@ -71,6 +76,7 @@ void ImplDevice(torch::Library& m) {
   m.impl("gelu", TORCH_FN(GeluDevice));
   m.impl("silu", TORCH_FN(SiluDevice));
   m.impl("matmul", TORCH_FN(MatmulDevice));
+  m.impl("_linear_bias", TORCH_FN(LinearBiasDevice));
 }
 
 void ImplAutograd(torch::Library& m) {
@@ -81,6 +87,7 @@ void ImplAutograd(torch::Library& m) {
   m.impl("gelu", TORCH_FN(GeluAutograd));
   m.impl("silu", TORCH_FN(SiluAutograd));
   m.impl("matmul", TORCH_FN(MatmulAutograd));
+  m.impl("_linear_bias", TORCH_FN(LinearBiasAutograd));
 }
 
 void ImplComposite(torch::Library& m) {

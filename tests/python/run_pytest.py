@@ -9,7 +9,7 @@ SKIP = 77
 SUITES = {
     "runtime": ["test_runtime.py"],
     "ops": ["test_ops.py", "test_memory.py", "test_docs.py"],
-    "autograd": ["test_autograd.py"],
+    "autograd": ["test_autograd.py", "test_linear_attention.py"],
     "device": ["test_device.py"],
     "tools": ["test_tools.py"],
     "profile": ["test_profile_check.py"],

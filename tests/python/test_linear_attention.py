@@ -115,6 +115,17 @@ def test_linear_default_arguments_and_non_contiguous():
     w = rand((3, 14), torch.float32, 1)[:, ::2]   # (3, 7), strided
     close(ops.linear(x, w), x.double() @ w.double().t(), torch.float32)
     close(ops.linear(x, w, None, "relu"), F.relu(x.double() @ w.double().t()), torch.float32)
+    b = rand((6,), torch.float32, 2)[::2]       # a strided bias
+    close(ops.linear(x, w, b, "silu"), F.silu(x.double() @ w.double().t() + b.double()),
+          torch.float32)
+
+
+def test_linear_empty_shapes():
+    b = torch.arange(3.0)
+    y = ops.linear(torch.ones(4, 0), torch.ones(3, 0), b)   # no features: the bias alone
+    assert torch.equal(y, b.expand(4, 3))
+    assert ops.linear(torch.ones(0, 5), torch.ones(3, 5), b).shape == (0, 3)
+    assert ops.linear(torch.ones(2, 5), torch.ones(0, 5), torch.ones(0)).shape == (2, 0)
 
 
 SDPA_SHAPES = [((1, 1), (1, 1), (1, 1)), ((5, 8), (7, 8), (7, 3)),
