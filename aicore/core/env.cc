@@ -18,7 +18,7 @@ constexpr std::initializer_list<const char*> kKnown = {
     "AICORE_ALLOC_CONF",     "AICORE_CHECK",       "AICORE_CHIP",      "AICORE_DEVICE_COUNT",
     "AICORE_DEVICE_MEMORY_MB", "AICORE_DIFFERENTIAL", "AICORE_ISA",     "AICORE_LOG_LEVEL",
     "AICORE_MATMUL_FUSED",   "AICORE_MMAD_BF16",   "AICORE_MMAD_INT8", "AICORE_PROFILE",
-    "AICORE_STACK_KB",       "AICORE_THREADS",
+    "AICORE_STACK_KB",       "AICORE_THREADS",     "AICORE_TUNE",      "AICORE_TUNE_CACHE",
     // Read by the aicore-asc driver (tools/asc), not by programs; known so that a shell that
     // exports them for builds runs programs without a warning.
     "AICORE_ASC_CXX",        "AICORE_ASC_PREFIX",  "AICORE_ASC_VERBOSE",
