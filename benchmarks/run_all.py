@@ -103,6 +103,28 @@ def matmul_rows(results, add, counter, fma_gf, bf16_gf):
                      (", target >= 0.95" if dtype == "fp32" and "cube_path" not in base else ""))
 
 
+def tune_rows(results, add, counter):
+    """ops/tune/<op>/<mode>: the host GB/s of each AICORE_TUNE mode's plan against off's, and the
+    modeled ascend910b1 time of that plan against off's (bench_tune)."""
+    for op, shape in (("softmax", "fp32 4096x4096"), ("layer_norm", "fp32 8192x4096")):
+        off = find(results, f"ops/tune/{op}/off")
+        for mode in ("off", "model", "measure"):
+            entry = find(results, f"ops/tune/{op}/{mode}")
+            if entry is None:
+                continue
+            bw = counter(entry, "bytes_per_s")
+            base = counter(off, "bytes_per_s")
+            plan = entry.get("label", "")
+            add(f"ops/tune/{op}/{mode}", "host_ratio_to_off", bw and bw / 1e9, "GB/s",
+                base and base / 1e9, bw and base and bw / base,
+                note=f"{shape}, plan {plan}; ratio >= 1: not slower than off")
+            us = counter(entry, "modeled_us")
+            off_us = counter(off, "modeled_us")
+            add(f"ops/tune/{op}/{mode}/modeled", "modeled_speedup_vs_off", us, "us", off_us,
+                us and off_us and off_us / us,
+                note=f"ascend910b1 modeled time of the plan; ratio = off / this (>= 1)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -132,6 +154,12 @@ def main():
             return 1
         results.update(run_binary(path, args.filter,
                                   blas_env if binary == "bench_matmul" else env))
+    # Strategy selection has its own binary and block (tune_rows).
+    tune_bench = os.path.join(bench_dir, "bench_tune")
+    if os.access(tune_bench, os.X_OK):
+        results.update(run_binary(tune_bench, args.filter, env))
+    else:
+        print(f"note: {tune_bench} is missing; no ops/tune rows", file=sys.stderr)
     load_end = load_average()
 
     def counter(entry, name):
@@ -162,6 +190,7 @@ def main():
         note="VDPBF16PS, 16 accumulators")
     fma_gf = counter(fma, "flops_per_s") and counter(fma, "flops_per_s") / 1e9
     matmul_rows(results, add, counter, fma_gf, bf16 and bf16 / 1e9)
+    tune_rows(results, add, counter)
 
     def kernel_row(name, run, baseline, metric, target):
         bw = counter(find(results, run), "bytes_per_s")
