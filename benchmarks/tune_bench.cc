@@ -1,11 +1,14 @@
 // Strategy selection against the heuristic: for softmax fp32 4096x4096 and layer_norm fp32
 // 8192x4096 on ascend910b1, the plan each AICORE_TUNE mode (off, model, measure) chooses, run on
-// the host (rows ops/tune/<op>/<mode>: GB/s over the operator's bytes, run_all.py adds the ratio
-// to off) with the modeled ascend910b1 time of that plan (counter modeled_us, the tuner's slice
-// model scaled to the whole shape). Tuning runs once per (op, mode) before the timed loop, with
-// an in-memory cache so every run tunes afresh.
+// the host (rows ops/tune/<op>/<mode>: GB/s over the operator's bytes; ratio_to_off = off's
+// host time over this plan's, the two alternating in one loop) with the modeled ascend910b1
+// time of that plan and of off's (the tuner's slice model scaled to the whole shape). Tuning
+// runs once per (op, mode) before the timed loop, with an in-memory cache so every run tunes
+// afresh.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -54,29 +57,42 @@ Modeled ModelAll(const Args& args) {
   return m;
 }
 
+// Runs the plan `mode` chooses, alternating with the heuristic's (off's) plan in every iteration
+// so both see the same machine load; the iteration time is the chosen plan's.
 template <class Args>
 void RunMode(benchmark::State& state, const Args& args, tune::Mode mode, const Modeled& modeled,
              double bytes) {
   tune::Cache memory("");
-  tune::Decision d;
+  tune::Decision d, off_d;
   const auto plan = ops::Plan(args, Chip(), tune::Request{mode, false, &memory}, &d);
-  void* ws = plan.workspace_bytes > 0 ? aicore::rt::DeviceMalloc(plan.workspace_bytes, nullptr)
-                                      : nullptr;
+  const auto off = ops::Plan(args, Chip(), tune::Request{tune::Mode::kOff, false, &memory}, &off_d);
+  const uint64_t ws_bytes = std::max(plan.workspace_bytes, off.workspace_bytes);
+  void* ws = ws_bytes > 0 ? aicore::rt::DeviceMalloc(ws_bytes, nullptr) : nullptr;
+  auto run = [&](const auto& p) {
+    const auto t0 = std::chrono::steady_clock::now();
+    aicore::Status s = ops::Launch(args, p, ws, nullptr);
+    if (s.ok()) s = aicore::rt::StreamSynchronize(nullptr);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double chosen_s = 0, off_s = 0;
   for (auto _ : state) {
-    const aicore::Status s = ops::Launch(args, plan, ws, nullptr);
-    const aicore::Status w = aicore::rt::StreamSynchronize(nullptr);
-    if (!s.ok() || !w.ok()) {
-      state.SkipWithError((s.ok() ? w : s).ToString().c_str());
-      break;
-    }
+    const double t = run(plan);
+    state.SetIterationTime(t);
+    chosen_s += t;
+    off_s += run(off);
   }
   if (ws != nullptr) aicore::rt::DeviceFree(ws);
   const std::string& label = d.candidates[d.chosen].label;
-  state.SetLabel(label);
+  state.SetLabel(label + (d.chosen == 0 ? " (the heuristic's)" : ""));
   state.counters["bytes_per_s"] =
       benchmark::Counter(bytes * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["off_ms"] = off_s / std::max<double>(1, state.iterations()) * 1e3;
+  state.counters["ratio_to_off"] = chosen_s > 0 ? off_s / chosen_s : 0;
   auto it = modeled.find(label);
   state.counters["modeled_us"] = it == modeled.end() ? std::nan("") : it->second;
+  auto off_it = modeled.find(off_d.candidates.empty() ? "" : off_d.candidates[0].label);
+  state.counters["off_modeled_us"] = off_it == modeled.end() ? std::nan("") : off_it->second;
 }
 
 void Softmax(benchmark::State& state, tune::Mode mode) {
@@ -110,12 +126,12 @@ const int kRegistered = [] {
     benchmark::RegisterBenchmark(("ops/tune/softmax/" + m).c_str(),
                                  [mode](benchmark::State& s) { Softmax(s, mode); })
         ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
+        ->UseManualTime()
         ->MinTime(1.0);
     benchmark::RegisterBenchmark(("ops/tune/layer_norm/" + m).c_str(),
                                  [mode](benchmark::State& s) { LayerNorm(s, mode); })
         ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
+        ->UseManualTime()
         ->MinTime(1.0);
   }
   return 0;

@@ -154,8 +154,9 @@ int CmdTune(int argc, char** argv) {
     }
   }
   if (positional.size() != 2) {
-    return UsageError("tune", "expected an operator and a shape, e.g. 'aicore tune softmax "
-                              "4096x4096'");
+    return UsageError("tune",
+                      "expected an operator and a shape, e.g. 'aicore tune softmax "
+                      "4096x4096'");
   }
   const std::string& op = positional[0];
   bool known = false;

@@ -1,6 +1,8 @@
 // Strategy selection (aicore/ops/tune/): the candidates the patterns enumerate, the choice each
 // AICORE_TUNE mode makes, the decision cache (reuse across processes, concurrent writers, a
 // corrupt file), a bad AICORE_TUNE, and that every candidate plan computes the same result.
+#include "aicore/ops/tune/tune.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -19,7 +21,6 @@
 #include "aicore/ops/patterns/elementwise_plan.h"
 #include "aicore/ops/patterns/row_reduce_plan.h"
 #include "aicore/ops/tune/cache.h"
-#include "aicore/ops/tune/tune.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
 #include "tests/ops/ops_lib_test_util.h"
@@ -27,8 +28,8 @@
 namespace aicore::ops {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::DeviceTensor;
+using ::testing::HasSubstr;
 
 // A fresh directory per test for cache files, removed afterwards.
 class TuneTest : public ::testing::Test {
@@ -126,8 +127,8 @@ TEST_F(TuneTest, ABadAicoreTuneIsAnErrorFromTheOperatorNotACrash) {
 
 TEST_F(TuneTest, RowReduceCandidatesStartWithTheHeuristicAndAreDistinct) {
   const arch::Chip& chip = arch::DefaultChip();
-  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
-           {4096, 4096}, {7, 1000}, {1, 33}, {3, 200000}}) {
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<int64_t, int64_t>>{{4096, 4096}, {7, 1000}, {1, 33}, {3, 200000}}) {
     const auto c = patterns::RowReduceCandidates(rows, cols, chip);
     ASSERT_FALSE(c.empty());
     EXPECT_EQ(c[0], patterns::HeuristicRowReduceKnobs(cols, chip));
@@ -161,6 +162,13 @@ TEST_F(TuneTest, RowReduceCandidatesStartWithTheHeuristicAndAreDistinct) {
   const auto longer = patterns::RowReduceCandidates(3, 200000, chip);
   for (const auto& k : longer) EXPECT_TRUE(k.online);
   EXPECT_GE(longer.size(), 3u);
+  // A row that fits UB only single-buffered: the heuristic goes online, a candidate reads it once.
+  const int64_t single_cols = static_cast<int64_t>(BudgetOf(chip).ub_bytes / 40 / 16 * 16);
+  const auto single = patterns::RowReduceCandidates(9, single_cols, chip);
+  EXPECT_TRUE(single[0].online);
+  bool one_pass_depth1 = false;
+  for (const auto& k : single) one_pass_depth1 = one_pass_depth1 || (!k.online && k.depth == 1);
+  EXPECT_TRUE(one_pass_depth1) << single_cols;
   // A tiny budget keeps every candidate's tiles inside it.
   const auto capped = patterns::RowReduceCandidates(64, 3000, chip, 16 << 10);
   for (const auto& k : capped) EXPECT_TRUE(k.online) << patterns::RowReduceKnobsLabel(k);
@@ -220,7 +228,7 @@ TEST_F(TuneTest, MeasureRunsTheBestByModelAndTheHeuristicAndKeepsTheFastest) {
   std::vector<tune::Candidate> six;
   for (int i = 0; i < 6; ++i) six.push_back({StrCat("c", i), {{"k", i}}});
   Counted model, measure;
-  model.times = {10, 1, 2, 3, 4, 5};     // the best three by model: 1, 2, 3
+  model.times = {10, 1, 2, 3, 4, 5};       // the best three by model: 1, 2, 3
   measure.times = {20, 30, 12, 25, 1, 1};  // 4 and 5 are fastest but never measured
   tune::Cache cache(Path("c.json"));
   tune::Request req{tune::Mode::kMeasure, false, &cache};
@@ -252,8 +260,8 @@ TEST_F(TuneTest, ASecondRunReadsTheCacheAndRunsNothing) {
   {
     tune::Cache cache(path);
     tune::Request req{tune::Mode::kMeasure, false, &cache};
-    const tune::Decision d = tune::Select(TestKey(), ThreeCandidates(), model.Fn(), measure.Fn(),
-                                          req);
+    const tune::Decision d =
+        tune::Select(TestKey(), ThreeCandidates(), model.Fn(), measure.Fn(), req);
     EXPECT_FALSE(d.from_cache);
     EXPECT_EQ(d.chosen, 1u);
   }
@@ -262,7 +270,8 @@ TEST_F(TuneTest, ASecondRunReadsTheCacheAndRunsNothing) {
   // A new Cache on the same file is what the next process sees.
   tune::Cache next(path);
   tune::Request req{tune::Mode::kMeasure, false, &next};
-  const tune::Decision d = tune::Select(TestKey(), ThreeCandidates(), model.Fn(), measure.Fn(), req);
+  const tune::Decision d =
+      tune::Select(TestKey(), ThreeCandidates(), model.Fn(), measure.Fn(), req);
   EXPECT_TRUE(d.from_cache);
   EXPECT_EQ(d.chosen, 1u);
   EXPECT_EQ(model.calls + measure.calls, runs);  // no re-measure
@@ -330,8 +339,9 @@ TEST_F(TuneTest, ConcurrentWritersKeepTheFileValidWithEveryEntry) {
 
 TEST_F(TuneTest, ACorruptCacheWarnsIsIgnoredAndIsReplaced) {
   const std::string path = Path("tune.json");
-  for (const char* text : {"{not json", "[1, 2]", "{\"format\": \"other\"}",
-                           "{\"format\": \"aicore-tune-1\", \"entries\": {\"k\": {\"knobs\": 3}}}"}) {
+  for (const char* text :
+       {"{not json", "[1, 2]", "{\"format\": \"other\"}",
+        "{\"format\": \"aicore-tune-1\", \"entries\": {\"k\": {\"knobs\": 3}}}"}) {
     {
       std::ofstream out(path, std::ios::trunc);
       out << text;
@@ -446,8 +456,10 @@ TEST_F(TuneTest, EveryRowReduceCandidateComputesTheSameResult) {
   const arch::Chip& chip = arch::DefaultChip();
   for (DType dt : {DType::kF32, DType::kF16}) {
     const double tol = dt == DType::kF32 ? 2e-6 : 2e-3;
+    const int64_t single_cols =
+        static_cast<int64_t>(BudgetOf(chip).ub_bytes / 40 / 16 * 16) + 3;  // fits depth 1 only
     for (const auto& [rows, cols, cap] : std::vector<std::tuple<int64_t, int64_t, uint64_t>>{
-             {37, 1000, 0}, {5, 3001, 16 << 10}, {130, 77, 0}}) {
+             {37, 1000, 0}, {5, 3001, 16 << 10}, {130, 77, 0}, {9, single_cols, 0}}) {
       const int64_t n = rows * cols;
       DeviceTensor x(dt, n), y(dt, n), mean(DType::kF32, rows), rstd(DType::kF32, rows);
       std::vector<double> v(n);
@@ -470,8 +482,8 @@ TEST_F(TuneTest, EveryRowReduceCandidateComputesTheSameResult) {
       const std::vector<double> m0 = mean.Read(), r0 = rstd.Read();
       const auto cands = patterns::RowReduceCandidates(rows, cols, chip, cap);
       for (const auto& k : cands) {
-        const std::string what = StrCat(OpDTypeName(dt), " ", rows, "x", cols, " ",
-                                        patterns::RowReduceKnobsLabel(k));
+        const std::string what =
+            StrCat(OpDTypeName(dt), " ", rows, "x", cols, " ", patterns::RowReduceKnobsLabel(k));
         sp.rows = patterns::RealizeRowReduce(rows, cols, chip, k);
         ExpectClose(RunWith(sa, sp, y), s0, tol, "softmax " + what);
         lp.rows = patterns::RealizeRowReduce(rows, cols, chip, k);

@@ -15,7 +15,8 @@ namespace {
 
 uint32_t BudgetTile(int inputs, int temps, int depth, const arch::Chip& chip) {
   const uint64_t per_elem = ElementwiseBytesPerElement(inputs, temps, depth);
-  return static_cast<uint32_t>(std::max<uint64_t>(64, BudgetOf(chip).ub_bytes / per_elem / 64 * 64));
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(64, BudgetOf(chip).ub_bytes / per_elem / 64 * 64));
 }
 
 }  // namespace

@@ -31,8 +31,7 @@ std::string ElementwiseShapeClass(int64_t total) {
 }
 
 uint32_t SelectElementwise(const ElementwiseKernelSpec& spec, int64_t total, const arch::Chip& chip,
-                           const Request& request, ElementwiseTiling* tiling,
-                           Decision* decision) {
+                           const Request& request, ElementwiseTiling* tiling, Decision* decision) {
   if ((request.mode == Mode::kOff && !request.explain && decision == nullptr) || total == 0) {
     return patterns::RealizeElementwise(
         total, patterns::HeuristicElementwiseKnobs(spec.inputs, spec.temps, chip), chip, tiling);

@@ -53,7 +53,8 @@ std::vector<std::pair<std::string, int64_t>> Knobs(const RowReduceKnobs& k) {
   return {{"online", k.online ? 1 : 0},
           {"rows_per_tile", k.rows_per_tile},
           {"chunk", k.chunk},
-          {"split", k.split}};
+          {"split", k.split},
+          {"depth", k.depth}};
 }
 
 std::string DTypeKey(DType in, DType out, bool writes) {
@@ -71,8 +72,8 @@ std::string RowReduceShapeClass(int64_t rows, int64_t cols, uint64_t max_ub_byte
 }
 
 RowReducePlan SelectRowReduce(const RowReduceKernelSpec& spec, int64_t rows, int64_t cols,
-                              uint64_t max_ub_bytes, const arch::Chip& chip,
-                              const Request& request, Decision* decision) {
+                              uint64_t max_ub_bytes, const arch::Chip& chip, const Request& request,
+                              Decision* decision) {
   const int inputs = spec.has_x2 ? 2 : 1;
   if (request.mode == Mode::kOff && !request.explain && decision == nullptr) {
     return patterns::PlanRowReduce(rows, cols, chip, max_ub_bytes, inputs);
@@ -134,6 +135,7 @@ RowReducePlan SelectRowReduce(const RowReduceKernelSpec& spec, int64_t rows, int
     t.online = s.online;
     t.chunk = s.chunk;
     t.rows_per_tile = s.rows_per_tile;
+    t.depth = s.depth;
     return [t, body = spec.body] { body(t); };
   };
 

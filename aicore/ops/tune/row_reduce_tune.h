@@ -36,9 +36,8 @@ std::string RowReduceShapeClass(int64_t rows, int64_t cols, uint64_t max_ub_byte
 // heuristic PlanRowReduce for off, at no cost); `decision` (nullable) gets the report. Modeled
 // times run a slice of kModelTilesPerBlock tiles per block and scale it to the whole shape;
 // measured times run at most kMeasureOperandBytes of x and scale by the rows.
-patterns::RowReducePlan SelectRowReduce(const RowReduceKernelSpec& spec, int64_t rows,
-                                        int64_t cols, uint64_t max_ub_bytes,
-                                        const arch::Chip& chip, const Request& request,
-                                        Decision* decision = nullptr);
+patterns::RowReducePlan SelectRowReduce(const RowReduceKernelSpec& spec, int64_t rows, int64_t cols,
+                                        uint64_t max_ub_bytes, const arch::Chip& chip,
+                                        const Request& request, Decision* decision = nullptr);
 
 }  // namespace aicore::ops::tune

@@ -84,8 +84,8 @@ uint8_t* Scratch::Fill(DType dtype, int64_t elems, float lo, float hi) {
   for (int64_t i = 0; i < elems; ++i) {
     // The golden-ratio sequence: well spread, no two neighbours alike.
     const double frac = static_cast<double>(i) * 0.6180339887498949;
-    const float v = lo + (hi - lo) * static_cast<float>(frac - static_cast<double>(
-                                                                   static_cast<int64_t>(frac)));
+    const float v =
+        lo + (hi - lo) * static_cast<float>(frac - static_cast<double>(static_cast<int64_t>(frac)));
     uint8_t* d = p + i * static_cast<int64_t>(es);
     if (dtype == DType::kF16) {
       const half h(v);

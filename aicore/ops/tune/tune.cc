@@ -130,8 +130,8 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
         d.from_cache = true;
         if (hit->modeled_us >= 0) d.evals[i].modeled_us = hit->modeled_us;
         if (hit->measured_us >= 0) d.evals[i].measured_us = hit->measured_us;
-        d.reason = StrCat("cached in ", cache.path().empty() ? "memory" : cache.path(), ": ",
-                          hit->reason);
+        d.reason =
+            StrCat("cached in ", cache.path().empty() ? "memory" : cache.path(), ": ", hit->reason);
         return d;
       }
     }
@@ -182,8 +182,8 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
     case Mode::kModel:
       if (by_model == SIZE_MAX) {
         d.chosen = 0;
-        d.reason = StrCat("no candidate could be modeled (", d.evals[0].error,
-                          "); the heuristic plan");
+        d.reason =
+            StrCat("no candidate could be modeled (", d.evals[0].error, "); the heuristic plan");
       } else if (by_model == 0) {
         d.chosen = 0;
         d.reason = StrCat("the heuristic plan has the best modeled time on ", chip, " (",
@@ -198,8 +198,8 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
     case Mode::kMeasure:
       if (by_measure == SIZE_MAX) {
         d.chosen = 0;
-        d.reason = StrCat("no candidate could be measured (", d.evals[0].error,
-                          "); the heuristic plan");
+        d.reason =
+            StrCat("no candidate could be measured (", d.evals[0].error, "); the heuristic plan");
       } else if (by_measure == 0) {
         d.chosen = 0;
         d.reason = StrCat("no measured candidate beat the heuristic's ", Us(measured[0]),
