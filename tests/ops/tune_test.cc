@@ -495,6 +495,40 @@ TEST_F(TuneTest, EveryRowReduceCandidateComputesTheSameResult) {
   }
 }
 
+TEST_F(TuneTest, EverySoftmaxBackwardCandidateComputesTheSameResult) {
+  const arch::Chip& chip = arch::DefaultChip();
+  for (const auto& [rows, cols, cap] : std::vector<std::tuple<int64_t, int64_t, uint64_t>>{
+           {29, 700, 0}, {4, 2500, 24 << 10}}) {
+    const int64_t n = rows * cols;
+    DeviceTensor g(DType::kF32, n), y(DType::kF32, n), out(DType::kF32, n);
+    std::vector<double> gv(n), yv(n);
+    for (int64_t i = 0; i < n; ++i) {
+      gv[i] = std::sin(0.3 * i);
+      yv[i] = 1.0 / cols + 1e-4 * std::cos(0.7 * i);
+    }
+    g.Fill(gv);
+    y.Fill(yv);
+    SoftmaxBackwardArgs a;
+    a.grad_output = g.Ref({rows, cols});
+    a.output = y.Ref({rows, cols});
+    a.out = out.Ref({rows, cols});
+    a.max_ub_bytes = cap;
+    SoftmaxPlan p = Plan(a, chip);
+    const std::vector<double> want = RunWith(a, p, out);
+    const auto cands = patterns::RowReduceCandidates(rows, cols, chip, cap, 2);
+    ASSERT_GE(cands.size(), 2u);
+    for (const auto& k : cands) {
+      p.rows = patterns::RealizeRowReduce(rows, cols, chip, k);
+      ExpectClose(RunWith(a, p, out), want, 2e-6, patterns::RowReduceKnobsLabel(k));
+    }
+    tune::Cache cache(Path("bw.json"));
+    tune::Decision d;
+    Plan(a, chip, tune::Request{tune::Mode::kModel, false, &cache}, &d);
+    EXPECT_EQ(d.key.op, "softmax_backward");
+    EXPECT_LE(d.evals[d.chosen].modeled_us, d.evals[0].modeled_us);
+  }
+}
+
 TEST_F(TuneTest, EveryElementwiseCandidateComputesTheSameResult) {
   const arch::Chip& chip = arch::DefaultChip();
   const int64_t n = 3 * patterns::kMinBlockElements * 7 + 13;

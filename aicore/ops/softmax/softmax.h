@@ -53,7 +53,10 @@ struct SoftmaxBackwardArgs {
 // Checks dtypes (fp32/fp16/bf16; output's dtype and shape equal gradOutput's; out's shape too,
 // its dtype any of the three: the result is cast), rank <= 8, dim in [-r, r-1].
 OpCheck CanImplement(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+// Plans with strategy selection as AICORE_TUNE says (throws aicore::Error for a bad value).
 SoftmaxPlan Plan(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+SoftmaxPlan Plan(const SoftmaxBackwardArgs& args, const arch::Chip& chip,
+                 const tune::Request& request, tune::Decision* decision);
 Status Launch(const SoftmaxBackwardArgs& args, const SoftmaxPlan& plan, void* workspace,
               const void* stream);
 
