@@ -234,10 +234,23 @@ TEST_F(TuneTest, MeasureRunsTheBestByModelAndTheHeuristicAndKeepsTheFastest) {
   tune::Request req{tune::Mode::kMeasure, false, &cache};
   const tune::Decision d = tune::Select(TestKey(), six, model.Fn(), measure.Fn(), req);
   EXPECT_EQ(model.calls, 6);
-  EXPECT_EQ(measure.calls, static_cast<int>(tune::kMeasureTop) + 1);
+  EXPECT_EQ(measure.calls, static_cast<int>(tune::kMeasureTop) + 1 + 2);  // + the confirmation
   EXPECT_EQ(d.chosen, 2u);
   EXPECT_TRUE(std::isnan(d.evals[4].measured_us));
   EXPECT_THAT(d.reason, HasSubstr("fastest on the host"));
+
+  // A win that does not hold when measured again keeps the heuristic.
+  int call = 0;
+  const tune::Evaluate flaky = [&](size_t i, double* us) {
+    ++call;
+    *us = i == 0 ? 20 : (call <= 4 ? 10 : 25);  // candidate 1 wins once, then loses
+    return Status();
+  };
+  tune::Cache other(Path("other.json"));
+  const tune::Decision f = tune::Select(TestKey(), ThreeCandidates(), model.Fn(), flaky,
+                                        tune::Request{tune::Mode::kMeasure, false, &other});
+  EXPECT_EQ(f.chosen, 0u);
+  EXPECT_THAT(f.reason, HasSubstr("measured a second time"));
 }
 
 TEST_F(TuneTest, FailingCandidatesAreSkippedAndAllFailingKeepsTheHeuristic) {

@@ -63,7 +63,8 @@ Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* wo
 // Runs a user's ElementwisePipeline hooks as an operator: checks (fp32/fp16/bf16, rank <= 8,
 // every input broadcastable to out's shape), plans on the default chip (strategy selection as
 // AICORE_TUNE says, cached under op `name`), stages strided or broadcast operands, takes the
-// workspace from the device allocator and enqueues kernel `name` on `stream`. `scalar` (up to 4 values) reaches Hooks::Compute.
+// workspace from the device allocator and enqueues kernel `name` on `stream`. `scalar` (up to 4
+// values) reaches Hooks::Compute.
 template <class Hooks>
 Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
                       std::vector<float> scalar = {}, const void* stream = nullptr);

@@ -10,7 +10,8 @@
 //   only keeps the heuristic on ties.
 // - measure: the model ranks first, then the best kMeasureTop candidates and the heuristic run on
 //   the host (best of several runs each) and the fastest wins, by more than kMeasureMargin
-//   against the heuristic (host timings are noisy; a 1% "win" is usually noise).
+//   against the heuristic (host timings are noisy; a 1% "win" is usually noise), twice: the
+//   winner and the heuristic are measured once more and the win must hold again.
 // - The decision is cached per (op, shape class, dtype, chip, mode) as the winner's knobs (Note
 //   [Tune cache]); a later selection whose candidates include those knobs reuses it and runs
 //   nothing. Knobs no candidate has (a changed enumeration) are re-tuned.
@@ -160,6 +161,7 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
   const size_t by_model = Best(all, modeled, 0, kModelMargin);
 
   size_t by_measure = SIZE_MAX;
+  bool confirmed = true;
   if (request.mode == Mode::kMeasure || request.explain) {
     std::vector<size_t> order;
     for (size_t i : all) {
@@ -171,6 +173,17 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
     if (std::find(order.begin(), order.end(), size_t{0}) == order.end()) order.push_back(0);
     for (size_t i : order) run(measure, i, &measured, &d.evals[i].measured_us);
     by_measure = Best(order, measured, 0, kMeasureMargin);
+    if (by_measure != SIZE_MAX && by_measure != 0) {
+      // A confirmation round, heuristic first: a win must hold twice to count.
+      std::vector<double> again(n, std::nan(""));
+      double slot_h = 0, slot_w = 0;
+      run(measure, 0, &again, &slot_h);
+      run(measure, by_measure, &again, &slot_w);
+      if (!(again[by_measure] < again[0] * (1 - kMeasureMargin))) {
+        confirmed = false;
+        by_measure = 0;
+      }
+    }
   }
 
   const std::string chip = d.key.chip;
@@ -200,6 +213,10 @@ Decision Select(Key key, std::vector<Candidate> candidates, const Evaluate& mode
         d.chosen = 0;
         d.reason =
             StrCat("no candidate could be measured (", d.evals[0].error, "); the heuristic plan");
+      } else if (by_measure == 0 && !confirmed) {
+        d.chosen = 0;
+        d.reason = StrCat("the fastest candidate on the host did not beat the heuristic by more ",
+                          "than ", kMeasureMargin * 100, "% again when measured a second time");
       } else if (by_measure == 0) {
         d.chosen = 0;
         d.reason = StrCat("no measured candidate beat the heuristic's ", Us(measured[0]),

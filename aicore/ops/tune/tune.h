@@ -91,7 +91,8 @@ inline constexpr size_t kMeasureTop = 3;
 
 // Selects among `candidates` (non-empty; [0] the heuristic) for `key` (its mode is
 // request.mode): off keeps [0]; model ranks all by `model`; measure ranks by `model`, runs the
-// best kMeasureTop and [0] with `measure` and keeps the fastest. A candidate keeps its place only
+// best kMeasureTop and [0] with `measure` and keeps the fastest if a second measurement of it
+// and [0] confirms the win. A candidate keeps its place only
 // if it beats the heuristic by more than the noise margin (Note [Strategy selection]). A cached
 // decision whose knobs match a candidate is reused without running anything; a new decision is
 // stored. Candidates whose evaluation fails are skipped (their error kept); when every one
