@@ -293,6 +293,29 @@ def torch_rows(build, env, add):
                          f"{r['naive_wall_ms']:.1f} -> {r['resident_wall_ms']:.1f} ms")
 
 
+def tune_rows(results, add, counter):
+    """ops/tune/<op>/<mode>: the host GB/s of each AICORE_TUNE mode's plan, with its ratio to
+    off's plan run alternately in the same loop, and the modeled ascend910b1 time of that plan
+    against off's (bench_tune)."""
+    for op, shape in (("softmax", "fp32 4096x4096"), ("layer_norm", "fp32 8192x4096")):
+        for mode in ("off", "model", "measure"):
+            entry = find(results, f"ops/tune/{op}/{mode}")
+            if entry is None:
+                continue
+            bw = counter(entry, "bytes_per_s")
+            ratio = counter(entry, "ratio_to_off")
+            plan = entry.get("label", "")
+            add(f"ops/tune/{op}/{mode}", "host_ratio_to_off", bw and bw / 1e9, "GB/s",
+                bw and ratio and bw / ratio / 1e9, ratio,
+                note=f"{shape}, plan {plan}; off's plan alternates in the same loop, "
+                     f"ratio = off time / this (>= 1: not slower)")
+            us = counter(entry, "modeled_us")
+            off_us = counter(entry, "off_modeled_us")
+            add(f"ops/tune/{op}/{mode}/modeled", "modeled_speedup_vs_off", us, "us", off_us,
+                us and off_us and off_us / us,
+                note="ascend910b1 modeled time of the plan; ratio = off / this (>= 1)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", required=True, help="build directory holding benchmarks/")
@@ -334,6 +357,12 @@ def main():
     torch = {}
     if not args.filter or "ops/" in args.filter:
         torch = torch_baselines(args.array_mb)
+    # Strategy selection has its own binary and block (tune_rows).
+    tune_bench = os.path.join(bench_dir, "bench_tune")
+    if os.access(tune_bench, os.X_OK):
+        results.update(run_binary(tune_bench, args.filter, env))
+    else:
+        print(f"note: {tune_bench} is missing; no ops/tune rows", file=sys.stderr)
     load_end = load_average()
 
     def counter(entry, name):
@@ -368,6 +397,7 @@ def main():
         note="VDPBF16PS, 16 accumulators")
     fma_gf = counter(fma, "flops_per_s") and counter(fma, "flops_per_s") / 1e9
     matmul_rows(results, add, counter, fma_gf, bf16 and bf16 / 1e9)
+    tune_rows(results, add, counter)
 
     ops_matmul_rows(results, add, counter)
 

@@ -100,6 +100,20 @@ const std::vector<Command>& Commands() {
         {"--compare", "BEFORE AFTER", "compare two profile directories (their summary.json)"},
         kHelpOption},
        CmdProfile},
+      {"tune", "[OPTIONS] OP SHAPE",
+       "rank an operator's candidate plans by model and host time, and cache the choice",
+       "Runs strategy selection for operator OP (softmax, log_softmax, layer_norm, rms_norm, add,\n"
+       "mul, adds, muls, silu, gelu, gelu_erf) on SHAPE (dims joined by 'x', e.g. 4096x4096; the\n"
+       "norms and softmax reduce the last dim). Every candidate plan is modeled on the chip; the\n"
+       "best few and the heuristic are also run on the host. Prints the times, the plan MODE\n"
+       "chooses and why, and stores the decision in the tune cache (AICORE_TUNE_CACHE) for MODE.\n"
+       "Exits 0, 1 when the operator rejects the shape, 2 on a usage mistake.",
+       {{"--dtype", "fp32|fp16|bf16", "element type (default fp32)"},
+        {"--chip", "NAME|FILE.json", "chip to model (default: AICORE_CHIP or ascend910b1)"},
+        {"--mode", "off|model|measure", "the rule that picks the winner (default: AICORE_TUNE, "
+                                        "else model)"},
+        kHelpOption},
+       CmdTune},
       {"chips", "[NAME|FILE.json]", "list the chip presets, or print one chip's description",
        "Without an argument, lists every chip preset with its SoC, architecture, core counts and\n"
        "buffer sizes. With a preset name or a path to a chip .json file, prints that chip's full\n"

@@ -72,6 +72,7 @@ std::string ResolveProgram(const std::string& arg);
 // The commands' entry points; argv[1] is the command's name. Each returns the exit status.
 int CmdCheck(int argc, char** argv);       // cmd_check.cc
 int CmdProfile(int argc, char** argv);     // cmd_profile.cc
+int CmdTune(int argc, char** argv);        // cmd_tune.cc
 int CmdChips(int argc, char** argv);       // aicore_main.cc, as are the four below
 int CmdInfo(int argc, char** argv);
 int CmdExamples(int argc, char** argv);

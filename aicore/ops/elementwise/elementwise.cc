@@ -2,8 +2,9 @@
 // - Checks follow the aclnn docs: 161002 for a dtype outside fp32/fp16/bf16, rank above 8, shapes
 //   that do not broadcast, an out whose shape is not the broadcast shape, Gelu/Silu in/out dtype
 //   or shape mismatch.
-// - Plan: tile = the UB budget / the bytes a tile element costs, rounded down to 64 elements;
-//   blocks get equal 64-element-aligned ranges (at least kMinBlockElements each).
+// - Plan: the heuristic (patterns/elementwise_plan.h: tile = the UB budget / the bytes a tile
+//   element costs, rounded down to 64 elements; blocks get equal 64-element-aligned ranges of at
+//   least kMinBlockElements each), or what strategy selection picks (AICORE_TUNE, tune/).
 // - Launch: operands that are not dense (strides, broadcast) are staged (Note [Staging]).
 #include "aicore/ops/elementwise/elementwise.h"
 
@@ -12,6 +13,7 @@
 #include <memory>
 
 #include "aicore/core/status.h"
+#include "aicore/ops/tune/elementwise_tune.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
 
@@ -22,8 +24,6 @@ namespace {
 using AscendC::LocalTensor;
 using patterns::ElementwiseKernel;
 
-// Fewer elements than this per block cost more in launch overhead than they save.
-constexpr int64_t kMinBlockElements = 4096;
 constexpr int64_t kMaxRank = 8;
 
 struct AddHooks {
@@ -173,6 +173,28 @@ const char* KernelName(ElementwiseKind k) {
   return "ops_elementwise";
 }
 
+// Returns the kernel of `k`: ElementwiseKernel<its hooks>.
+std::function<void(const patterns::ElementwiseTiling&)> BodyOf(ElementwiseKind k) {
+  using T = const patterns::ElementwiseTiling&;
+  switch (k) {
+    case ElementwiseKind::kAdd:
+      return [](T t) { ElementwiseKernel<AddHooks>(t); };
+    case ElementwiseKind::kAdds:
+      return [](T t) { ElementwiseKernel<AddsHooks>(t); };
+    case ElementwiseKind::kMul:
+      return [](T t) { ElementwiseKernel<MulHooks>(t); };
+    case ElementwiseKind::kMuls:
+      return [](T t) { ElementwiseKernel<MulsHooks>(t); };
+    case ElementwiseKind::kSilu:
+      return [](T t) { ElementwiseKernel<SiluHooks>(t); };
+    case ElementwiseKind::kGeluTanh:
+      return [](T t) { ElementwiseKernel<GeluTanhHooks>(t); };
+    case ElementwiseKind::kGeluErf:
+      return [](T t) { ElementwiseKernel<GeluErfHooks>(t); };
+  }
+  return [](T t) { ElementwiseKernel<AddsHooks>(t); };
+}
+
 OpCheck CheckFloat(const char* op, const char* what, const TensorRef& t) {
   if (!patterns::IsPatternDType(t.dtype)) {
     return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t.dtype),
@@ -249,21 +271,19 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
 // The tile and the split over blocks of `total` elements.
 void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p) {
   p->chip = &chip;
-  const ChipBudget b = BudgetOf(chip);
-  const uint64_t per_elem = patterns::ElementwiseBytesPerElement(inputs, temps);
-  const uint64_t tile = std::max<uint64_t>(64, b.ub_bytes / per_elem / 64 * 64);
-  int64_t per_block = (total + b.cores - 1) / b.cores;
-  per_block = std::max<int64_t>(kMinBlockElements, (per_block + 63) / 64 * 64);
-  p->block_dim = static_cast<uint32_t>(std::max<int64_t>(1, (total + per_block - 1) / per_block));
-  p->tiling.total = total;
-  p->tiling.per_block = per_block;
-  p->tiling.tile = static_cast<uint32_t>(std::min<uint64_t>(tile, (per_block + 63) / 64 * 64));
+  p->block_dim = patterns::RealizeElementwise(
+      total, patterns::HeuristicElementwiseKnobs(inputs, temps, chip), chip, &p->tiling);
 }
 
 ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
+  return Plan(args, chip, tune::RequestFromEnv(), nullptr);
+}
+
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip,
+                     const tune::Request& request, tune::Decision* decision) {
   ElementwisePlan p;
   const int inputs = Inputs(args.kind);
-  PlanSplit(args.out.NumElements(), inputs, Temps(args.kind), chip, &p);
+  p.chip = &chip;
   p.tiling.out_dtype = args.out.dtype;
   switch (args.kind) {
     case ElementwiseKind::kAdd:
@@ -278,6 +298,18 @@ ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip) {
     default:
       break;
   }
+  tune::ElementwiseKernelSpec spec;
+  spec.op = KernelName(args.kind) + 4;  // "ops_add" -> "add"
+  spec.kernel = KernelName(args.kind);
+  spec.inputs = inputs;
+  spec.temps = Temps(args.kind);
+  spec.in_dtype[0] = args.self.dtype;
+  if (inputs == 2) spec.in_dtype[1] = args.other.dtype;
+  spec.out_dtype = args.out.dtype;
+  std::copy(p.tiling.scalar, p.tiling.scalar + 4, spec.scalar);
+  spec.body = BodyOf(args.kind);
+  p.block_dim =
+      tune::SelectElementwise(spec, args.out.NumElements(), chip, request, &p.tiling, decision);
   Staging st;
   const std::vector<int64_t>& shape = args.out.shape;
   st.AddInput(BroadcastTo(args.self, shape));
@@ -307,32 +339,8 @@ Status Launch(const ElementwiseArgs& in_args, const ElementwisePlan& plan, void*
       t.in_dtype[1] = args.other.dtype;
     }
     t.out = dense[inputs];
-    std::function<void()> body;
-    switch (args.kind) {
-      case ElementwiseKind::kAdd:
-        body = [t] { ElementwiseKernel<AddHooks>(t); };
-        break;
-      case ElementwiseKind::kAdds:
-        body = [t] { ElementwiseKernel<AddsHooks>(t); };
-        break;
-      case ElementwiseKind::kMul:
-        body = [t] { ElementwiseKernel<MulHooks>(t); };
-        break;
-      case ElementwiseKind::kMuls:
-        body = [t] { ElementwiseKernel<MulsHooks>(t); };
-        break;
-      case ElementwiseKind::kSilu:
-        body = [t] { ElementwiseKernel<SiluHooks>(t); };
-        break;
-      case ElementwiseKind::kGeluTanh:
-        body = [t] { ElementwiseKernel<GeluTanhHooks>(t); };
-        break;
-      case ElementwiseKind::kGeluErf:
-        body = [t] { ElementwiseKernel<GeluErfHooks>(t); };
-        break;
-    }
     return LaunchPattern(stream, KernelName(args.kind), plan.block_dim, *plan.chip,
-                         std::move(body));
+                         [t, body = BodyOf(args.kind)] { body(t); });
   });
 }
 
@@ -359,7 +367,22 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
   }
   if (!c.ok()) return c.ToStatus();
   ElementwisePlan p;
-  PlanSplit(out.NumElements(), n_in, temps, arch::DefaultChip(), &p);
+  p.chip = &arch::DefaultChip();
+  tune::ElementwiseKernelSpec spec;
+  spec.op = name;
+  spec.kernel = name;
+  spec.inputs = n_in;
+  spec.temps = temps;
+  for (int i = 0; i < n_in; ++i) spec.in_dtype[i] = inputs[i].dtype;
+  spec.out_dtype = out.dtype;
+  for (size_t i = 0; i < scalar.size(); ++i) spec.scalar[i] = scalar[i];
+  spec.body = kernel;
+  try {
+    p.block_dim = tune::SelectElementwise(spec, out.NumElements(), *p.chip,
+                                          tune::RequestFromEnv(), &p.tiling);
+  } catch (const Error& e) {
+    return e.status();
+  }
   if (p.tiling.total == 0) return Status();
   for (size_t i = 0; i < scalar.size(); ++i) p.tiling.scalar[i] = scalar[i];
   p.tiling.out_dtype = out.dtype;

@@ -9,6 +9,7 @@
 
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/patterns/elementwise_pipeline.h"
+#include "aicore/ops/tune/tune.h"
 
 namespace aicore::ops {
 
@@ -42,23 +43,28 @@ bool BroadcastShapes(const std::vector<int64_t>& a, const std::vector<int64_t>& 
                      std::vector<int64_t>* out);
 
 // Fills `p`'s chip, tile and split over blocks for `total` elements of a pattern with `inputs`
-// operands and `temps` scratch tiles (other operators' epilogues plan with it too).
+// operands and `temps` scratch tiles by the heuristic (other operators' epilogues plan with it).
 void PlanSplit(int64_t total, int inputs, int temps, const arch::Chip& chip, ElementwisePlan* p);
 
 // Checks dtypes (fp32/fp16/bf16 operands and out), ranks (<= 8), the broadcast and out's shape.
 OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip& chip);
-// Tile from the UB budget, the split over blocks, the staging workspace. Call after
+// Tile from the UB budget, the split over blocks (the heuristic, or strategy selection's choice as
+// AICORE_TUNE says; a bad AICORE_TUNE throws aicore::Error), the staging workspace. Call after
 // CanImplement.
 ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip);
+// As Plan, with strategy selection as `request` says; `decision` (nullable) gets its report.
+ElementwisePlan Plan(const ElementwiseArgs& args, const arch::Chip& chip,
+                     const tune::Request& request, tune::Decision* decision);
 // Enqueues the staging copies and the kernel on `stream`; `workspace` holds the plan's bytes.
 // An empty out enqueues nothing.
 Status Launch(const ElementwiseArgs& args, const ElementwisePlan& plan, void* workspace,
               const void* stream);
 
 // Runs a user's ElementwisePipeline hooks as an operator: checks (fp32/fp16/bf16, rank <= 8,
-// every input broadcastable to out's shape), plans from the default chip's UB budget, stages
-// strided or broadcast operands, takes the workspace from the device allocator and enqueues
-// kernel `name` on `stream`. `scalar` (up to 4 values) reaches Hooks::Compute.
+// every input broadcastable to out's shape), plans on the default chip (strategy selection as
+// AICORE_TUNE says, cached under op `name`), stages strided or broadcast operands, takes the
+// workspace from the device allocator and enqueues kernel `name` on `stream`. `scalar` (up to 4
+// values) reaches Hooks::Compute.
 template <class Hooks>
 Status RunElementwise(const char* name, const std::vector<TensorRef>& inputs, const TensorRef& out,
                       std::vector<float> scalar = {}, const void* stream = nullptr);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "aicore/ops/tune/row_reduce_tune.h"
 #include "aicore/runtime/stream.h"
 
 namespace aicore::ops {
@@ -228,13 +229,28 @@ OpCheck CanImplement(const LayerNormArgs& a, const arch::Chip&) {
 }
 
 NormPlan Plan(const LayerNormArgs& a, const arch::Chip& chip) {
+  return Plan(a, chip, tune::RequestFromEnv(), nullptr);
+}
+
+NormPlan Plan(const LayerNormArgs& a, const arch::Chip& chip, const tune::Request& request,
+              tune::Decision* decision) {
   NormPlan p;
   p.chip = &chip;
   const size_t r = a.input.shape.size(), k = a.normalized_shape.size();
   p.m = Product(a.input.shape, 0, r - k);
   p.n = Product(a.input.shape, r - k, r);
   if (p.m > 0 && p.n > 0) {
-    p.rows = patterns::PlanRowReduce(p.m, p.n, chip, a.max_ub_bytes);
+    tune::RowReduceKernelSpec spec;
+    spec.op = "layer_norm";
+    spec.kernel = "ops_layer_norm";
+    spec.x_dtype = a.input.dtype;
+    spec.y_dtype = a.out.dtype;
+    spec.params = (a.weight ? 1 : 0) + (a.bias ? 1 : 0);
+    spec.param_dtype = a.weight ? a.weight->dtype : a.bias ? a.bias->dtype : a.input.dtype;
+    spec.row_outputs = (a.mean ? 1 : 0) + (a.rstd ? 1 : 0);
+    spec.eps = static_cast<float>(a.eps);
+    spec.body = [](const RowReduceTiling& t) { patterns::RowReduceKernel<LayerNormHooks>(t); };
+    p.rows = tune::SelectRowReduce(spec, p.m, p.n, a.max_ub_bytes, chip, request, decision);
     p.workspace_bytes = StageNorm(LayerNormOperands(a)).WorkspaceBytes();
   }
   return p;
@@ -304,13 +320,28 @@ OpCheck CanImplement(const RmsNormArgs& a, const arch::Chip&) {
 }
 
 NormPlan Plan(const RmsNormArgs& a, const arch::Chip& chip) {
+  return Plan(a, chip, tune::RequestFromEnv(), nullptr);
+}
+
+NormPlan Plan(const RmsNormArgs& a, const arch::Chip& chip, const tune::Request& request,
+              tune::Decision* decision) {
   NormPlan p;
   p.chip = &chip;
   const size_t r = a.x.shape.size(), k = a.gamma.shape.size();
   p.m = Product(a.x.shape, 0, r - k);
   p.n = Product(a.x.shape, r - k, r);
   if (p.m > 0 && p.n > 0) {
-    p.rows = patterns::PlanRowReduce(p.m, p.n, chip, a.max_ub_bytes);
+    tune::RowReduceKernelSpec spec;
+    spec.op = "rms_norm";
+    spec.kernel = "ops_rms_norm";
+    spec.x_dtype = a.x.dtype;
+    spec.y_dtype = a.y.dtype;
+    spec.params = 1;
+    spec.param_dtype = a.gamma.dtype;
+    spec.row_outputs = 1;
+    spec.eps = static_cast<float>(a.epsilon);
+    spec.body = [](const RowReduceTiling& t) { patterns::RowReduceKernel<RmsNormHooks>(t); };
+    p.rows = tune::SelectRowReduce(spec, p.m, p.n, a.max_ub_bytes, chip, request, decision);
     NormOperands o;
     o.x = a.x;
     o.param[0] = &a.gamma;

@@ -10,6 +10,7 @@
 
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/patterns/row_reduce_plan.h"
+#include "aicore/ops/tune/tune.h"
 
 namespace aicore::ops {
 
@@ -46,7 +47,11 @@ struct NormPlan {
 // other than input's or FLOAT or of different dtypes, out not input's shape and dtype, mean/rstd
 // not [A.., 1..1].
 OpCheck CanImplement(const LayerNormArgs& args, const arch::Chip& chip);
+// Plans with strategy selection as AICORE_TUNE says (throws aicore::Error for a bad value).
 NormPlan Plan(const LayerNormArgs& args, const arch::Chip& chip);
+// As Plan, with strategy selection as `request` says; `decision` (nullable) gets its report.
+NormPlan Plan(const LayerNormArgs& args, const arch::Chip& chip, const tune::Request& request,
+              tune::Decision* decision);
 // M == 0 enqueues nothing; N == 0 fills mean with 0 and rstd with NaN.
 Status Launch(const LayerNormArgs& args, const NormPlan& plan, void* workspace, const void* stream);
 
@@ -54,7 +59,10 @@ Status Launch(const LayerNormArgs& args, const NormPlan& plan, void* workspace, 
 // FLOAT, y x's, rstd FLOAT); 561002 for the shape rules (x rank 1..8, gamma = x's trailing dims,
 // y = x's shape, rstd = x's shape with 1 on the normalized axes).
 OpCheck CanImplement(const RmsNormArgs& args, const arch::Chip& chip);
+// Plans with strategy selection as AICORE_TUNE says (throws aicore::Error for a bad value).
 NormPlan Plan(const RmsNormArgs& args, const arch::Chip& chip);
+NormPlan Plan(const RmsNormArgs& args, const arch::Chip& chip, const tune::Request& request,
+              tune::Decision* decision);
 Status Launch(const RmsNormArgs& args, const NormPlan& plan, void* workspace, const void* stream);
 
 // LayerNormBackward over the trailing normalizedShape axes. With g = gradOut, xhat = (input -

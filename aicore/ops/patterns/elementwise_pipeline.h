@@ -1,7 +1,8 @@
 // ElementwisePipeline<Hooks>: the kernel of every elementwise operator. Each block takes a
 // contiguous range of the flattened tensors (the split over cores, the last block shorter), walks
 // it in tiles sized from the chip's UB budget (the last tile shorter) and runs CopyIn / Compute /
-// CopyOut through depth-2 TQues, so MTE2, V and MTE3 overlap (double buffering by construction).
+// CopyOut through depth-2 TQues, so MTE2, V and MTE3 overlap (double buffering by construction;
+// strategy selection may try depth 1 with tiles twice as long).
 // Inputs and the output may each be fp32, fp16 or bf16 in GM; the hooks always compute in fp32.
 //
 // A Hooks type provides:
@@ -29,14 +30,15 @@ struct ElementwiseTiling {
   int64_t total = 0;      // elements
   int64_t per_block = 0;  // elements per block (a multiple of 64), the last block shorter
   uint32_t tile = 0;      // elements per UB tile (a multiple of 64)
+  uint32_t depth = 2;     // buffers per queue: 2 double-buffers, 1 single-buffers
   float scalar[4] = {};   // the operator's parameters (alpha, ...)
 };
 
 // Returns the UB bytes one tile element costs a pattern with `inputs` operands and `temps`
-// scratch tiles: two queue slots per operand and for the output (sized for fp32), an fp32
+// scratch tiles: `depth` queue slots per operand and for the output (sized for fp32), an fp32
 // conversion tile per operand and for the output, and the scratch tiles.
-constexpr uint32_t ElementwiseBytesPerElement(int inputs, int temps) {
-  return 4u * static_cast<uint32_t>(2 * inputs + 2 + inputs + 1 + temps);
+constexpr uint32_t ElementwiseBytesPerElement(int inputs, int temps, int depth = 2) {
+  return 4u * static_cast<uint32_t>(depth * inputs + depth + inputs + 1 + temps);
 }
 
 template <class Hooks>
@@ -53,12 +55,12 @@ class ElementwisePipeline {
     for (int i = 0; i < Hooks::kInputs; ++i) {
       const uint64_t esize = DTypeSize(t.in_dtype[i]);
       gm_in_[i].SetGlobalBuffer(const_cast<uint8_t*>(t.in[i]) + first * esize, count_ * esize);
-      pipe_.InitBuffer(in_q_[i], 2, tile_bytes);
+      pipe_.InitBuffer(in_q_[i], t.depth, tile_bytes);
       pipe_.InitBuffer(in_f32_[i], tile_bytes);
     }
     const uint64_t out_esize = DTypeSize(t.out_dtype);
     gm_out_.SetGlobalBuffer(t.out + first * out_esize, count_ * out_esize);
-    pipe_.InitBuffer(out_q_, 2, tile_bytes);
+    pipe_.InitBuffer(out_q_, t.depth, tile_bytes);
     pipe_.InitBuffer(out_f32_, tile_bytes);
     for (int i = 0; i < Hooks::kTemps; ++i) pipe_.InitBuffer(tmp_[i], tile_bytes);
   }

@@ -9,9 +9,11 @@
 //   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
 //   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
 //   mean for layer norm), the second applies them chunk by chunk.
-// Both strategies call the same hooks, and the queues are depth 2 (double buffered). The pattern
-// itself never writes the RowScratch, so what a row's last Accumulate leaves there is still there
-// when that row's first Apply runs (a row of one chunk may reuse it instead of recomputing).
+// Both strategies call the same hooks, and the queues are depth 2 (double buffered; strategy
+// selection may try depth 1, whose larger tiles or one-pass rows can pay for the lost overlap).
+// The pattern itself never writes the RowScratch, so what a row's last Accumulate leaves there is
+// still there when that row's first Apply runs (a row of one chunk may reuse it instead of
+// recomputing).
 // Backward operators use three extensions: a second per-element input `x2` read alongside x
 // (Hooks::kInputs = 2), per-row fp32 inputs `row_in` handed to Hooks::Begin before a row's first
 // chunk (Hooks::kRowInputs > 0), and no per-element output (`y` null: only the row outputs are
@@ -61,6 +63,7 @@ struct RowReduceTiling {
   bool online = false;
   uint32_t chunk = 0;          // columns per UB piece (online), or the UB row pitch (one pass)
   uint32_t rows_per_tile = 1;  // one pass only
+  uint32_t depth = 2;          // buffers per queue: 2 double-buffers, 1 single-buffers
   float eps = 0;
 };
 
@@ -70,11 +73,12 @@ struct RowScratch {
   AscendC::LocalTensor<float> tmp, result, reduce_tmp;
 };
 
-// Returns the UB bytes one element of a tile costs (per input two fp32-sized queue slots and an
-// fp32 conversion, the same for the output, the scratch row and two parameter rows with their raw
-// copies).
-constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile, uint32_t inputs = 1) {
-  return 4u * ((3u + 3u * inputs) * rows_per_tile + 1u + 4u);
+// Returns the UB bytes one element of a tile costs (per input `depth` fp32-sized queue slots and
+// an fp32 conversion, the same for the output, the scratch row and two parameter rows with their
+// raw copies).
+constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile, uint32_t inputs = 1,
+                                            uint32_t depth = 2) {
+  return 4u * ((depth + 1u) * (1u + inputs) * rows_per_tile + 1u + 4u);
 }
 
 // The per-element inputs (1 or 2) and per-row inputs (0..2) of a Hooks type.
@@ -112,18 +116,18 @@ class RowReduce {
     const uint32_t tile_floats = width * (t.online ? 1 : t.rows_per_tile);
     const uint64_t xs = DTypeSize(t.x_dtype), ys = DTypeSize(t.y_dtype);
     gm_x_.SetGlobalBuffer(const_cast<uint8_t*>(t.x) + row0_ * t.cols * xs, rows_ * t.cols * xs);
-    pipe_.InitBuffer(in_q_, 2, tile_floats * 4);
+    pipe_.InitBuffer(in_q_, t.depth, tile_floats * 4);
     pipe_.InitBuffer(x_f32_, tile_floats * 4);
     if (t.y != nullptr) {
       gm_y_.SetGlobalBuffer(t.y + row0_ * t.cols * ys, rows_ * t.cols * ys);
-      pipe_.InitBuffer(out_q_, 2, tile_floats * 4);
+      pipe_.InitBuffer(out_q_, t.depth, tile_floats * 4);
       pipe_.InitBuffer(y_f32_, tile_floats * 4);
     }
     if constexpr (kTwoInputs) {
       const uint64_t x2s = DTypeSize(t.x2_dtype);
       gm_x2_.SetGlobalBuffer(const_cast<uint8_t*>(t.x2) + row0_ * t.cols * x2s,
                              rows_ * t.cols * x2s);
-      pipe_.InitBuffer(in2_q_, 2, tile_floats * 4);
+      pipe_.InitBuffer(in2_q_, t.depth, tile_floats * 4);
       pipe_.InitBuffer(x2_f32_, tile_floats * 4);
     }
     pipe_.InitBuffer(tmp_, width * 4);

@@ -3,47 +3,138 @@
 // - One pass when one row fits: rows_per_tile = what the budget holds, capped by the rows of a
 //   block and DataCopyPad's 4095 blocks.
 // - Otherwise online: chunk = the budget for one row, rounded down to 64 elements.
-// - Rows are split evenly over min(rows, vector cores) blocks.
+// - Rows are split evenly over min(rows, vector cores / split) blocks.
+// - Candidates for strategy selection vary rows_per_tile (a smaller tile starts the pipeline
+//   sooner and leaves less tail), the chunk, one pass against online, the split and the queue
+//   depth (depth 1 gives up the MTE2/V overlap for larger tiles, or for one pass over rows that
+//   only fit single-buffered).
 #include "aicore/ops/patterns/row_reduce_plan.h"
 
 #include <algorithm>
 
 namespace aicore::ops::patterns {
 
-RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
-                            uint64_t max_ub_bytes, int inputs) {
-  const uint32_t in = inputs == 2 ? 2 : 1;
+namespace {
+
+// The budget facts of rows of `cols` columns.
+struct RowBudget {
+  uint64_t budget = 0;
+  uint64_t pitch = 0;
+  uint64_t fixed = 0;  // the result tile and ReduceToScalar's scratch for a row
+  uint32_t inputs = 1;
+  bool row_fits = false;
+  uint32_t max_rows = 1;    // one pass: the most rows per tile the budget holds (<= 4095)
+  uint32_t max_chunk = 64;  // online: the largest chunk the budget holds
+};
+
+RowBudget BudgetFor(int64_t cols, const arch::Chip& chip, uint64_t max_ub_bytes, int inputs,
+                    uint32_t depth) {
+  RowBudget r;
+  r.inputs = inputs == 2 ? 2 : 1;
+  r.budget = BudgetOf(chip).ub_bytes;
+  if (max_ub_bytes > 0) r.budget = std::min(r.budget, max_ub_bytes);
+  r.pitch = (static_cast<uint64_t>(cols) + 15) / 16 * 16;
+  r.fixed =
+      32 +
+      uint64_t{ReduceTmpFloats(static_cast<uint32_t>(std::min<uint64_t>(r.pitch, 1u << 30)))} * 4;
+  const uint64_t one_row = RowReduceBytesPerElement(1, r.inputs, depth) * r.pitch + r.fixed;
+  r.row_fits = one_row <= r.budget;
+  if (r.row_fits) {
+    // 4 * ((depth + 1) (1 + in) R + 5) * pitch + fixed <= budget.
+    const uint64_t per_pitch = (r.budget - r.fixed) / (4 * r.pitch);
+    const uint64_t rows = per_pitch >= 5 ? (per_pitch - 5) / ((depth + 1) * (1 + r.inputs)) : 1;
+    r.max_rows = static_cast<uint32_t>(std::clamp<uint64_t>(rows, 1, 4095));
+  }
+  // bytes(1, in, depth) * chunk + 8 * chunk / 64 + 64 <= budget.
+  const uint64_t chunk =
+      r.budget > 64 ? (r.budget - 64) / (RowReduceBytesPerElement(1, r.inputs, depth) + 1) / 64 * 64
+                    : 0;
+  r.max_chunk = static_cast<uint32_t>(std::max<uint64_t>(64, chunk));
+  return r;
+}
+
+}  // namespace
+
+RowReduceKnobs HeuristicRowReduceKnobs(int64_t cols, const arch::Chip& chip, uint64_t max_ub_bytes,
+                                       int inputs) {
+  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, inputs, 2);
+  RowReduceKnobs k;
+  k.online = !b.row_fits;
+  k.rows_per_tile = b.row_fits ? b.max_rows : 1;
+  k.chunk = b.row_fits ? 0 : b.max_chunk;
+  return k;
+}
+
+RowReducePlan RealizeRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
+                               const RowReduceKnobs& knobs) {
   RowReducePlan p;
-  const ChipBudget b = BudgetOf(chip);
-  uint64_t budget = b.ub_bytes;
-  if (max_ub_bytes > 0) budget = std::min(budget, max_ub_bytes);
-  p.block_dim = static_cast<uint32_t>(std::min<int64_t>(rows, b.cores));
+  const uint32_t cores = BudgetOf(chip).cores;
+  const uint32_t blocks = std::max<uint32_t>(1, cores / std::max<uint32_t>(1, knobs.split));
+  p.block_dim = static_cast<uint32_t>(std::min<int64_t>(rows, blocks));
   const int64_t per_block = (rows + p.block_dim - 1) / p.block_dim;
   p.tiling.rows = rows;
   p.tiling.cols = cols;
   p.tiling.rows_per_block = per_block;
-  const uint64_t pitch = (static_cast<uint64_t>(cols) + 15) / 16 * 16;
-  const uint64_t fixed =
-      32 +
-      uint64_t{ReduceTmpFloats(static_cast<uint32_t>(std::min<uint64_t>(pitch, 1u << 30)))} * 4;
-  const uint64_t one_row = RowReduceBytesPerElement(1, in) * pitch + fixed;
-  if (one_row <= budget) {
-    // 4 * ((3 + 3 in) R + 5) * pitch + fixed <= budget.
-    const uint64_t per_pitch = (budget - fixed) / (4 * pitch);
-    uint64_t r = per_pitch >= 5 ? (per_pitch - 5) / (3 + 3 * in) : 1;
-    r = std::max<uint64_t>(1, std::min<uint64_t>({r, static_cast<uint64_t>(per_block), 4095}));
-    p.tiling.online = false;
-    p.tiling.chunk = static_cast<uint32_t>(pitch);
-    p.tiling.rows_per_tile = static_cast<uint32_t>(r);
-  } else {
-    // bytes(1, in) * chunk + 8 * chunk / 64 + 64 <= budget.
-    uint64_t chunk = (budget - 64) / (RowReduceBytesPerElement(1, in) + 1) / 64 * 64;
-    chunk = std::max<uint64_t>(64, chunk);
-    p.tiling.online = true;
-    p.tiling.chunk = static_cast<uint32_t>(chunk);
+  p.tiling.online = knobs.online;
+  p.tiling.depth = knobs.depth;
+  if (knobs.online) {
+    p.tiling.chunk = knobs.chunk;
     p.tiling.rows_per_tile = 1;
+  } else {
+    p.tiling.chunk = static_cast<uint32_t>((static_cast<uint64_t>(cols) + 15) / 16 * 16);
+    p.tiling.rows_per_tile = static_cast<uint32_t>(
+        std::max<int64_t>(1, std::min<int64_t>(knobs.rows_per_tile, per_block)));
   }
   return p;
+}
+
+std::vector<RowReduceKnobs> RowReduceCandidates(int64_t rows, int64_t cols, const arch::Chip& chip,
+                                                uint64_t max_ub_bytes, int inputs) {
+  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, inputs, 2);
+  const RowBudget single = BudgetFor(cols, chip, max_ub_bytes, inputs, 1);
+  std::vector<RowReduceKnobs> out;
+  auto add = [&](RowReduceKnobs k) {
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  };
+  add(HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, inputs));
+  const uint32_t cores = BudgetOf(chip).cores;
+  std::vector<uint32_t> splits = {1};
+  if (cores >= 2 && rows >= 2) splits.push_back(2);
+  for (uint32_t split : splits) {
+    if (b.row_fits) {
+      for (uint32_t r : {b.max_rows, (b.max_rows + 1) / 2, (b.max_rows + 3) / 4, 1u}) {
+        add({false, std::max<uint32_t>(1, r), 0, split, 2});
+      }
+      // Online for a row that fits: two chunks per row, read twice.
+      const uint64_t half = (static_cast<uint64_t>(cols) / 2 + 63) / 64 * 64;
+      if (cols >= 128 && half < static_cast<uint64_t>(cols)) {
+        add({true, 1, static_cast<uint32_t>(std::min<uint64_t>(b.max_chunk, half)), split, 2});
+      }
+    } else {
+      for (uint32_t c : {b.max_chunk, b.max_chunk / 2 / 64 * 64, b.max_chunk / 4 / 64 * 64}) {
+        add({true, 1, std::max<uint32_t>(64, c), split, 2});
+      }
+    }
+    if (single.row_fits) {
+      add({false, single.max_rows, 0, split, 1});
+    } else {
+      add({true, 1, single.max_chunk, split, 1});
+    }
+  }
+  return out;
+}
+
+std::string RowReduceKnobsLabel(const RowReduceKnobs& k) {
+  const std::string tail =
+      " split=" + std::to_string(k.split) + " depth=" + std::to_string(k.depth);
+  if (k.online) return "online chunk=" + std::to_string(k.chunk) + tail;
+  return "one_pass rows_per_tile=" + std::to_string(k.rows_per_tile) + tail;
+}
+
+RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
+                            uint64_t max_ub_bytes, int inputs) {
+  return RealizeRowReduce(rows, cols, chip,
+                          HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, inputs));
 }
 
 }  // namespace aicore::ops::patterns

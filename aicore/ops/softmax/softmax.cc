@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "aicore/ops/tune/row_reduce_tune.h"
+
 namespace aicore::ops {
 
 namespace {
@@ -111,6 +113,11 @@ OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip&) {
 }
 
 SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip) {
+  return Plan(args, chip, tune::RequestFromEnv(), nullptr);
+}
+
+SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip, const tune::Request& request,
+                 tune::Decision* decision) {
   SoftmaxPlan p;
   p.chip = &chip;
   const int64_t r = std::max<int64_t>(args.self.Rank(), 1);
@@ -119,7 +126,18 @@ SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip) {
   const int64_t cols = x.shape.back();
   const int64_t total = x.NumElements();
   if (total == 0) return p;
-  p.rows = patterns::PlanRowReduce(total / cols, cols, chip, args.max_ub_bytes);
+  tune::RowReduceKernelSpec spec;
+  spec.op = args.log ? "log_softmax" : "softmax";
+  spec.kernel = args.log ? "ops_log_softmax" : "ops_softmax";
+  spec.x_dtype = args.self.dtype;
+  spec.y_dtype = args.out.dtype;
+  if (args.log) {
+    spec.body = [](const RowReduceTiling& t) { patterns::RowReduceKernel<LogSoftmaxHooks>(t); };
+  } else {
+    spec.body = [](const RowReduceTiling& t) { patterns::RowReduceKernel<SoftmaxHooks>(t); };
+  }
+  p.rows = tune::SelectRowReduce(spec, total / cols, cols, args.max_ub_bytes, chip, request,
+                                 decision);
   Staging st;
   st.AddInput(x);
   st.AddOutput(RowsView(args.out, p.dim), args.out.dtype);

@@ -7,6 +7,7 @@
 
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/patterns/row_reduce_plan.h"
+#include "aicore/ops/tune/tune.h"
 
 namespace aicore::ops {
 
@@ -29,7 +30,12 @@ struct SoftmaxPlan {
 // Checks dtypes (fp32/fp16/bf16 self and out; they may differ: the result is cast to out),
 // rank (<= 8; LogSoftmax >= 1), out's shape == self's, dim in [-r, r-1] with r = max(rank, 1).
 OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip& chip);
+// Plans the rows with strategy selection as AICORE_TUNE says (tune::RequestFromEnv; throws
+// aicore::Error for a bad AICORE_TUNE).
 SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip);
+// As Plan, with strategy selection as `request` says; `decision` (nullable) gets its report.
+SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip, const tune::Request& request,
+                 tune::Decision* decision);
 Status Launch(const SoftmaxArgs& args, const SoftmaxPlan& plan, void* workspace,
               const void* stream);
 
@@ -47,7 +53,10 @@ struct SoftmaxBackwardArgs {
 // Checks dtypes (fp32/fp16/bf16; output's dtype and shape equal gradOutput's; out's shape too,
 // its dtype any of the three: the result is cast), rank <= 8, dim in [-r, r-1].
 OpCheck CanImplement(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+// Plans with strategy selection as AICORE_TUNE says (throws aicore::Error for a bad value).
 SoftmaxPlan Plan(const SoftmaxBackwardArgs& args, const arch::Chip& chip);
+SoftmaxPlan Plan(const SoftmaxBackwardArgs& args, const arch::Chip& chip,
+                 const tune::Request& request, tune::Decision* decision);
 Status Launch(const SoftmaxBackwardArgs& args, const SoftmaxPlan& plan, void* workspace,
               const void* stream);
 

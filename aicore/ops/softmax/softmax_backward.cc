@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "aicore/ops/softmax/softmax.h"
+#include "aicore/ops/tune/row_reduce_tune.h"
 
 namespace aicore::ops {
 
@@ -101,6 +102,11 @@ OpCheck CanImplement(const SoftmaxBackwardArgs& a, const arch::Chip&) {
 }
 
 SoftmaxPlan Plan(const SoftmaxBackwardArgs& a, const arch::Chip& chip) {
+  return Plan(a, chip, tune::RequestFromEnv(), nullptr);
+}
+
+SoftmaxPlan Plan(const SoftmaxBackwardArgs& a, const arch::Chip& chip,
+                 const tune::Request& request, tune::Decision* decision) {
   SoftmaxPlan p;
   p.chip = &chip;
   const int64_t r = std::max<int64_t>(a.grad_output.Rank(), 1);
@@ -109,7 +115,18 @@ SoftmaxPlan Plan(const SoftmaxBackwardArgs& a, const arch::Chip& chip) {
   const int64_t total = g.NumElements();
   if (total == 0) return p;
   const int64_t cols = g.shape.back();
-  p.rows = patterns::PlanRowReduce(total / cols, cols, chip, a.max_ub_bytes, 2);
+  tune::RowReduceKernelSpec spec;
+  spec.op = "softmax_backward";
+  spec.kernel = "ops_softmax_backward";
+  spec.x_dtype = a.grad_output.dtype;
+  spec.has_x2 = true;
+  spec.x2_dtype = a.output.dtype;
+  spec.y_dtype = a.out.dtype;
+  spec.body = [](const RowReduceTiling& t) {
+    patterns::RowReduceKernel<SoftmaxBackwardHooks>(t);
+  };
+  p.rows = tune::SelectRowReduce(spec, total / cols, cols, a.max_ub_bytes, chip, request,
+                                 decision);
   p.workspace_bytes = StageBackward(a, p.dim).WorkspaceBytes();
   return p;
 }
