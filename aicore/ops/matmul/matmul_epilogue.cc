@@ -342,7 +342,7 @@ MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) 
     if (tm >= tn && tm > kMinTile) {
       tm = std::max(kMinTile, tm / 2);
     } else {
-      tn = std::max(kMinTile, tn / 2);
+      tn = std::max(kMinTile, patterns::EpilogueRound16(tn / 2));
     }
   }
   t.tile_m = tm;
