@@ -7,10 +7,16 @@
 // - each AIV waits for it, takes half of the block's rows and walks them in UB chunks: the block
 //   rows (MTE2 from the slot), alpha, the bias (a row broadcast over M, or a matrix), the
 //   activation hook, the residual, the cast to out's dtype and the store (MTE3), double buffered
-//   through depth-2 queues; once it has read its rows it hands the slot back (kEpilogueSlotFree,
-//   mode 2, MTE2); the AIC waits for both AIVs before refilling a slot.
+//   through depth-2 queues; once both AIVs have read their rows they hand the slot back
+//   (kEpilogueSlotFree, mode 2, MTE2); the AIC waits for that before refilling a slot.
 // So the product never makes a round trip through GM at out's size: each block is read once, in
 // fp32, by the AIVs of the AIC that wrote it, while the AIC computes the next block.
+//
+// Note [Epilogue slot handoff]
+// Mode 2 adds one to the AIC's counter per pair of AIV sets, not per set of each AIV (an AIV a
+// block ahead of its partner would otherwise free a slot the partner still reads). So before
+// freeing a slot the two AIVs of a group meet at a mode-1 flag (kEpilogueRowsRead): the frees
+// the AIC counts are then always one per AIV for the same block.
 //
 // UB layout: a chunk holds r rows of P = Round16(cols) fp32 elements (cols of the block's width);
 // DataCopyPad pads each row to P (16-bit rows are exactly P after the 32-byte rounding, fp32 rows
@@ -34,6 +40,7 @@ namespace aicore::ops::patterns {
 inline constexpr int kEpilogueSlots = 2;           // workspace blocks per group
 inline constexpr uint16_t kEpilogueTileReady = 1;  // AIC -> AIVs: a block is in its slot
 inline constexpr uint16_t kEpilogueSlotFree = 2;   // AIVs -> AIC: a slot may be overwritten
+inline constexpr uint16_t kEpilogueRowsRead = 3;   // AIV <-> AIV: both have read their rows
 
 // An addend (bias, residual) or the output of the epilogue in GM: (batch.., M, N) rows of unit
 // stride, or (bias only) one (N) row broadcast over M.
@@ -202,7 +209,12 @@ class MatmulEpilogueVector {
         Compute(rows, pitch);
         CopyOut(it, r0, rows, pitch);
       }
-      if (t_.k > 0) CrossCoreSetFlag<2, PIPE_MTE2>(kEpilogueSlotFree);
+      if (t_.k > 0) {
+        // Both AIVs meet before either frees the slot. See Note [Epilogue slot handoff].
+        CrossCoreSetFlag<1, PIPE_MTE2>(kEpilogueRowsRead);
+        CrossCoreWaitFlag<1, PIPE_MTE2>(kEpilogueRowsRead);
+        CrossCoreSetFlag<2, PIPE_MTE2>(kEpilogueSlotFree);
+      }
     }
   }
 
