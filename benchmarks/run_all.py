@@ -363,6 +363,10 @@ def main():
         results.update(run_binary(tune_bench, args.filter, env))
     else:
         print(f"note: {tune_bench} is missing; no ops/tune rows", file=sys.stderr)
+    # The matmul with a fused epilogue (optional: it needs oneDNN), one thread like bench_matmul.
+    epilogue_bench = os.path.join(bench_dir, "bench_matmul_epilogue")
+    if os.access(epilogue_bench, os.X_OK):
+        results.update(run_binary(epilogue_bench, args.filter, blas_env))
     load_end = load_average()
 
     def counter(entry, name):
@@ -433,6 +437,26 @@ def main():
         busy = t2["cpu_time"] / t2["real_time"]
         add("sim/scaling_2threads", "speedup", speedup, "x", 2.0, speedup / 2.0, threads=2,
             note=f"blockDim=2 Exp passes, 2 vs 1 worker threads; CPUs busy {busy:.2f}")
+    # --- The matmul with a fused epilogue (benchmarks/matmul_epilogue_bench.cc) ---------------
+    # gelu_erf(a @ b + bias) + residual in fp32: the fused mix kernel against aicore's unfused
+    # composition (Matmul, Add, GeluV2, Add through GM) and oneDNN's matmul with post-ops, same run.
+    for shape in ("2048x2048x2048", "4096x4096x4096"):
+        row = f"fp32/{shape}_bias_gelu_residual"
+        fused = counter(find(results, f"ops/matmul_epilogue/{row}"), "flops_per_s")
+        unfused = counter(find(results, f"ops/matmul_epilogue_unfused/{row}"), "flops_per_s")
+        dnnl = counter(find(results, f"baseline/onednn_matmul_postops/{row}"), "flops_per_s")
+        add(f"baseline/onednn_matmul_postops/{row}", "gflops", dnnl and dnnl / 1e9, "GFLOP/s",
+            note="oneDNN matmul + bias, post-ops eltwise gelu_erf + binary add")
+        add(f"ops/matmul_epilogue_unfused/{row}", "gflops", unfused and unfused / 1e9, "GFLOP/s",
+            note="aicore Matmul -> Add -> GeluV2 -> Add through GM")
+        if fused is None:
+            continue
+        add(f"ops/matmul_epilogue/{row}", "ratio_to_unfused", fused / 1e9, "GFLOP/s",
+            unfused and unfused / 1e9, unfused and fused / unfused, note="target >= 1.2")
+        add(f"ops/matmul_epilogue/{row}", "ratio_to_onednn_postops", fused / 1e9, "GFLOP/s",
+            dnnl and dnnl / 1e9, dnnl and fused / dnnl, note="target >= 0.9")
+    # --- end of the matmul epilogue block -------------------------------------------------------
+
     check = find(results, "check/overhead")
     add("check/overhead", "factor", counter(check, "factor"), "x",
         note="add_custom-style kernel, all checks on vs off (target <= 20)")

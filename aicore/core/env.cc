@@ -17,7 +17,8 @@ namespace {
 constexpr std::initializer_list<const char*> kKnown = {
     "AICORE_ALLOC_CONF",     "AICORE_CHECK",       "AICORE_CHIP",      "AICORE_DEVICE_COUNT",
     "AICORE_DEVICE_MEMORY_MB", "AICORE_DIFFERENTIAL", "AICORE_ISA",     "AICORE_LOG_LEVEL",
-    "AICORE_MATMUL_FUSED",   "AICORE_MATMUL_PANEL_CACHE", "AICORE_MMAD_BF16",   "AICORE_MMAD_INT8", "AICORE_PROFILE",
+    "AICORE_MATMUL_FUSED",   "AICORE_MMAD_BF16",   "AICORE_MMAD_INT8", "AICORE_PROFILE",
+    "AICORE_MATMUL_PANEL_CACHE",
     "AICORE_STACK_KB",       "AICORE_THREADS",     "AICORE_TUNE",      "AICORE_TUNE_CACHE",
     // Set by `aicore profile` for the program it runs (Note [Profile status] in
     // aicore/perf/profiler.cc).

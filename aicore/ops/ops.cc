@@ -55,6 +55,7 @@ Status Run(const SoftmaxArgs& args, const void* stream) { return RunOp(args, str
 Status Run(const LayerNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const RmsNormArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const MatmulArgs& args, const void* stream) { return RunOp(args, stream); }
+Status Run(const MatmulEpilogueArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const SoftmaxBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
 Status Run(const LayerNormBackwardArgs& args, const void* stream) { return RunOp(args, stream); }
 
@@ -210,6 +211,79 @@ Status Addmm(const TensorRef& self, const TensorRef& mat1, const TensorRef& mat2
   a.beta = beta;
   a.alpha = alpha;
   return RunOp(a, stream);
+}
+
+namespace {
+
+MatmulEpilogueArgs EpilogueOf(const char* op, const TensorRef& a, const TensorRef& b,
+                              const TensorRef* bias, const TensorRef* residual, double alpha,
+                              double beta, Activation activation, const TensorRef& out) {
+  MatmulEpilogueArgs e;
+  e.op = op;
+  e.a = a;
+  e.b = b;
+  if (bias) e.bias = *bias;
+  if (residual) e.residual = *residual;
+  e.alpha = alpha;
+  e.beta = beta;
+  e.activation = activation;
+  e.out = out;
+  return e;
+}
+
+}  // namespace
+
+Status MatmulEpilogue(const TensorRef& a, const TensorRef& b, const TensorRef* bias,
+                      const TensorRef* residual, double alpha, double beta, Activation activation,
+                      const TensorRef& out, const void* stream) {
+  return RunOp(
+      EpilogueOf("aicore::ops::MatmulEpilogue", a, b, bias, residual, alpha, beta, activation, out),
+      stream);
+}
+
+Status MatmulEpilogueUnfused(const TensorRef& a, const TensorRef& b, const TensorRef* bias,
+                             const TensorRef* residual, double alpha, double beta,
+                             Activation activation, const TensorRef& out, const void* stream) {
+  const char* op = "aicore::ops::MatmulEpilogueUnfused";
+  const MatmulEpilogueArgs args =
+      EpilogueOf(op, a, b, bias, residual, alpha, beta, activation, out);
+  const OpCheck c = CanImplement(args, arch::DefaultChip());
+  if (!c.ok()) return c.ToStatus();
+  if (out.NumElements() == 0) return Status();
+  std::shared_ptr<rt::Stream> s;
+  Status st = rt::ResolveStream(stream, op, &s);
+  if (!st.ok()) return st;
+  void* buf = nullptr;
+  try {
+    buf = rt::DeviceMalloc(static_cast<uint64_t>(out.NumElements()) * 4, s.get());
+  } catch (const Error& e) {
+    return e.status();
+  }
+  const TensorRef t = DenseRef(buf, DType::kF32, out.shape);
+  st = Matmul(a, b, t, kKeepDtype, stream);
+  if (st.ok() && alpha != 1) st = Muls(t, alpha, t, stream);
+  if (st.ok() && bias) st = Add(t, *bias, beta, t, stream);
+  if (st.ok()) {
+    switch (activation) {
+      case Activation::kRelu:
+        st = Run(Elementwise(ElementwiseKind::kRelu, op, t, t), stream);
+        break;
+      case Activation::kGeluErf:
+        st = GeluV2(t, 0, t, stream);
+        break;
+      case Activation::kGeluTanh:
+        st = GeluV2(t, 1, t, stream);
+        break;
+      case Activation::kSilu:
+        st = Silu(t, t, stream);
+        break;
+      default:
+        break;
+    }
+  }
+  if (st.ok()) st = residual ? Add(t, *residual, 1, out, stream) : Muls(t, 1, out, stream);
+  FreeWorkspaceAfter(stream, buf);
+  return st;
 }
 
 }  // namespace aicore::ops

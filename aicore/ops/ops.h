@@ -12,6 +12,7 @@
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/ops/framework/operator.h"
 #include "aicore/ops/matmul/matmul.h"
+#include "aicore/ops/matmul/matmul_epilogue.h"
 #include "aicore/ops/normalization/norm.h"
 #include "aicore/ops/softmax/softmax.h"
 
@@ -68,6 +69,21 @@ Status BatchMatMul(const TensorRef& self, const TensorRef& mat2, const TensorRef
 Status Addmm(const TensorRef& self, const TensorRef& mat1, const TensorRef& mat2, double beta,
              double alpha, const TensorRef& out, int8_t cube_math_type = kKeepDtype,
              const void* stream = nullptr);
+// out = act(alpha * a @ b + beta * bias) + residual in one mix kernel (matmul_epilogue.h): a
+// (batch.., M, K), b (batch.., K, N) with broadcasting batch dims, fp32 accumulation, out in a's
+// dtype or FLOAT. bias, residual: nullptr when absent; each broadcasts to out's shape.
+Status MatmulEpilogue(const TensorRef& a, const TensorRef& b, const TensorRef* bias,
+                      const TensorRef* residual, double alpha, double beta, Activation activation,
+                      const TensorRef& out, const void* stream = nullptr);
+// The same result from the library's separate operators through GM, for comparison with the
+// fused kernel: t = a @ b (Matmul into an fp32 device buffer), t = alpha * t (Muls, when
+// alpha != 1), t = t + beta * bias (Add), t = act(t) (Relu / GeluV2 / Silu), out = t + residual
+// (Add; Muls by 1 without a residual). Checks as MatmulEpilogue; the buffer is freed once the
+// stream has run the chain.
+Status MatmulEpilogueUnfused(const TensorRef& a, const TensorRef& b, const TensorRef* bias,
+                             const TensorRef* residual, double alpha, double beta,
+                             Activation activation, const TensorRef& out,
+                             const void* stream = nullptr);
 
 // Runs any operator's Arguments through CanImplement, Plan and Launch on the default chip.
 Status Run(const ElementwiseArgs& args, const void* stream = nullptr);
@@ -75,6 +91,7 @@ Status Run(const SoftmaxArgs& args, const void* stream = nullptr);
 Status Run(const LayerNormArgs& args, const void* stream = nullptr);
 Status Run(const RmsNormArgs& args, const void* stream = nullptr);
 Status Run(const MatmulArgs& args, const void* stream = nullptr);
+Status Run(const MatmulEpilogueArgs& args, const void* stream = nullptr);
 Status Run(const SoftmaxBackwardArgs& args, const void* stream = nullptr);
 Status Run(const LayerNormBackwardArgs& args, const void* stream = nullptr);
 

@@ -19,6 +19,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_matmul_epilogue.h"
 #include "aclnnop/aclnn_mm.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rms_norm.h"
@@ -300,6 +301,36 @@ aclnnStatus MatmulEntry(const char* api, MatmulKind kind, const aclTensor* self,
         return std::vector<TensorRef*>{in_place ? nullptr : &x.out};
       },
       ws, executor);
+}
+
+aclnnStatus MatmulEpilogueEntry(const char* api, const aclTensor* a, const aclTensor* b,
+                                const aclTensor* bias, const aclTensor* residual, double alpha,
+                                double beta, int64_t activation, const aclTensor* out, uint64_t* ws,
+                                aclOpExecutor** executor) {
+  MatmulEpilogueArgs x;
+  aclnnStatus s = ToRef(api, "a", a, &x.a);
+  if (s != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "b", b, &x.b)) != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "biasOptional", bias, true, &x.bias)) != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "residualOptional", residual, true, &x.residual)) != ACLNN_SUCCESS) return s;
+  if ((s = ToRef(api, "out", out, &x.out)) != ACLNN_SUCCESS) return s;
+  if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
+  if (activation < ACLNN_AICORE_ACTIVATION_NONE || activation > ACLNN_AICORE_ACTIVATION_SILU) {
+    return Report(api, ACLNN_ERR_PARAM_INVALID,
+                  StrCat("activation ", activation,
+                         " is not one of 0 (none), 1 (relu), 2 (gelu_erf), 3 (gelu_tanh), 4 "
+                         "(silu)"));
+  }
+  x.activation = static_cast<Activation>(activation);
+  x.alpha = alpha;
+  x.beta = beta;
+  x.bias_name = "biasOptional";
+  return Prepare<MatmulEpilogueArgs>(
+      api, x,
+      [](MatmulEpilogueArgs& y) {
+        return std::vector<TensorRef*>{&y.a, &y.b, Opt(y.bias), Opt(y.residual)};
+      },
+      [](MatmulEpilogueArgs& y) { return std::vector<TensorRef*>{&y.out}; }, ws, executor);
 }
 
 }  // namespace
@@ -635,3 +666,18 @@ aclnnStatus aclnnLayerNormBackward(void* workspace, uint64_t workspaceSize, aclO
 }
 
 }  // extern "C"
+
+aclnnStatus aclnnAicoreMatmulEpilogueGetWorkspaceSize(const aclTensor* a, const aclTensor* b,
+                                                      const aclTensor* biasOptional,
+                                                      const aclTensor* residualOptional,
+                                                      double alpha, double beta, int64_t activation,
+                                                      aclTensor* out, uint64_t* workspaceSize,
+                                                      aclOpExecutor** executor) {
+  return aicore::ops::MatmulEpilogueEntry("aclnnAicoreMatmulEpilogue", a, b, biasOptional,
+                                          residualOptional, alpha, beta, activation, out,
+                                          workspaceSize, executor);
+}
+aclnnStatus aclnnAicoreMatmulEpilogue(void* workspace, uint64_t workspaceSize,
+                                      aclOpExecutor* executor, aclrtStream stream) {
+  return RunExecutor("aclnnAicoreMatmulEpilogue", workspace, workspaceSize, executor, stream);
+}

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "aicore/core/status.h"
+#include "aicore/ops/patterns/activation.h"
 #include "aicore/ops/tune/elementwise_tune.h"
 #include "aicore/runtime/device_memory.h"
 #include "aicore/runtime/stream.h"
@@ -67,76 +68,20 @@ struct MulsHooks {
   }
 };
 
-// x * sigmoid(x) = x / (1 + exp(-x)).
-struct SiluHooks {
+// An activation of patterns/activation.h as elementwise hooks.
+template <class Act>
+struct ActivationHooks {
   static constexpr int kInputs = 1;
-  static constexpr int kTemps = 0;
-  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
-                      const LocalTensor<float>*, uint32_t n, const float*) {
-    AscendC::Muls(dst, src[0], -1.0f, n);
-    AscendC::Exp(dst, dst, n);
-    AscendC::Adds(dst, dst, 1.0f, n);
-    AscendC::Div(dst, src[0], dst, n);
-  }
-};
-
-// 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3). For x -> -inf
-// exp overflows to inf and the quotient is -0, the limit.
-struct GeluTanhHooks {
-  static constexpr int kInputs = 1;
-  static constexpr int kTemps = 1;
+  static constexpr int kTemps = Act::kTemps;
   static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
                       const LocalTensor<float>* tmp, uint32_t n, const float*) {
-    constexpr float kC = 0.7978845608028654f;  // sqrt(2 / pi)
-    const LocalTensor<float>& x = src[0];
-    const LocalTensor<float>& t = tmp[0];
-    AscendC::Mul(t, x, x, n);
-    AscendC::Muls(t, t, -2.0f * kC * 0.044715f, n);
-    AscendC::Adds(t, t, -2.0f * kC, n);
-    AscendC::Mul(t, t, x, n);  // -2u
-    AscendC::Exp(t, t, n);
-    AscendC::Adds(t, t, 1.0f, n);
-    AscendC::Div(dst, x, t, n);
+    Act::Apply(dst, src[0], tmp, n);
   }
 };
-
-// 0.5 x (1 + erf(x / sqrt(2))) = 0.5 (x + |x| - |x| erfc(a)), a = |x| / sqrt(2): no cancellation
-// for negative x (x + |x| is exactly 0 there). erfc(a) = t exp(-a^2 + P(t)), t = 1 / (1 + a/2),
-// the Chebyshev fit of Numerical Recipes' erfcc (relative error < 1.2e-7 for a >= 0).
-struct GeluErfHooks {
-  static constexpr int kInputs = 1;
-  static constexpr int kTemps = 3;
-  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
-                      const LocalTensor<float>* tmp, uint32_t n, const float*) {
-    static constexpr float kP[] = {0.17087277f,  -0.82215223f, 1.48851587f,
-                                   -1.13520398f, 0.27886807f,  -0.18628806f,
-                                   0.09678418f,  0.37409196f,  1.00002368f};
-    const LocalTensor<float>& x = src[0];
-    const LocalTensor<float>& a = tmp[0];
-    const LocalTensor<float>& t = tmp[1];
-    const LocalTensor<float>& p = tmp[2];
-    AscendC::Abs(a, x, n);
-    AscendC::Muls(a, a, 0.7071067811865476f, n);
-    AscendC::Muls(t, a, 0.5f, n);
-    AscendC::Adds(t, t, 1.0f, n);
-    AscendC::Reciprocal(t, t, n);
-    AscendC::Muls(p, t, kP[0], n);
-    for (size_t i = 1; i < sizeof(kP) / sizeof(kP[0]); ++i) {
-      AscendC::Adds(p, p, kP[i], n);
-      AscendC::Mul(p, p, t, n);
-    }
-    AscendC::Adds(p, p, -1.26551223f, n);
-    AscendC::Mul(dst, a, a, n);
-    AscendC::Sub(p, p, dst, n);
-    AscendC::Exp(p, p, n);
-    AscendC::Mul(p, p, t, n);                     // erfc(a)
-    AscendC::Muls(a, a, 1.4142135623730951f, n);  // |x|
-    AscendC::Mul(p, p, a, n);
-    AscendC::Add(dst, x, a, n);
-    AscendC::Sub(dst, dst, p, n);
-    AscendC::Muls(dst, dst, 0.5f, n);
-  }
-};
+using SiluHooks = ActivationHooks<patterns::SiluAct>;
+using ReluHooks = ActivationHooks<patterns::ReluAct>;
+using GeluTanhHooks = ActivationHooks<patterns::GeluTanhAct>;
+using GeluErfHooks = ActivationHooks<patterns::GeluErfAct>;
 
 int Inputs(ElementwiseKind k) {
   return k == ElementwiseKind::kAdd || k == ElementwiseKind::kMul ? 2 : 1;
@@ -169,6 +114,8 @@ const char* KernelName(ElementwiseKind k) {
       return "ops_gelu_tanh";
     case ElementwiseKind::kGeluErf:
       return "ops_gelu_erf";
+    case ElementwiseKind::kRelu:
+      return "ops_relu";
   }
   return "ops_elementwise";
 }
@@ -191,6 +138,8 @@ std::function<void(const patterns::ElementwiseTiling&)> BodyOf(ElementwiseKind k
       return [](T t) { ElementwiseKernel<GeluTanhHooks>(t); };
     case ElementwiseKind::kGeluErf:
       return [](T t) { ElementwiseKernel<GeluErfHooks>(t); };
+    case ElementwiseKind::kRelu:
+      return [](T t) { ElementwiseKernel<ReluHooks>(t); };
   }
   return [](T t) { ElementwiseKernel<AddsHooks>(t); };
 }
@@ -257,9 +206,9 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
                           "; it must be ", binary ? "the broadcast shape " : "self's shape ",
                           ShapeString(shape)));
   }
-  const bool activation = args.kind == ElementwiseKind::kSilu ||
-                          args.kind == ElementwiseKind::kGeluTanh ||
-                          args.kind == ElementwiseKind::kGeluErf;
+  const bool activation =
+      args.kind == ElementwiseKind::kSilu || args.kind == ElementwiseKind::kRelu ||
+      args.kind == ElementwiseKind::kGeluTanh || args.kind == ElementwiseKind::kGeluErf;
   if (activation && args.out.dtype != args.self.dtype) {
     return Invalid(StrCat(op, ": ", args.out_name, " has dtype ", OpDTypeName(args.out.dtype),
                           "; it must equal ", args.self_name, "'s dtype ",

@@ -1,5 +1,5 @@
-// The elementwise operators: Add / Adds (with alpha), Mul / Muls, Silu, Gelu (tanh form) and
-// GeluV2 (erf or tanh), on fp32, fp16 and bf16 views with PyTorch-style promotion and NumPy
+// The elementwise operators: Add / Adds (with alpha), Mul / Muls, Silu, Relu, Gelu (tanh form)
+// and GeluV2 (erf or tanh), on fp32, fp16 and bf16 views with PyTorch-style promotion and NumPy
 // broadcasting, computed in fp32 by ElementwisePipeline kernels.
 #pragma once
 
@@ -13,7 +13,8 @@
 
 namespace aicore::ops {
 
-enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluErf };
+// kRelu has no aclnn entry point here; the unfused matmul epilogue composition uses it.
+enum class ElementwiseKind { kAdd, kAdds, kMul, kMuls, kSilu, kGeluTanh, kGeluErf, kRelu };
 
 struct ElementwiseArgs {
   ElementwiseKind kind = ElementwiseKind::kAdd;

@@ -1,4 +1,4 @@
-// The matmul family: checks, plan, the cube kernel and the Addmm epilogue.
+// The matmul family: checks, plan and the cube kernel; Addmm's epilogue is the fused one.
 // - Every op becomes one batched problem: A (batch.., M, K) @ B (batch.., K, N) -> C (batch..,
 //   M, N). A 1-D Matmul operand gets a size-1 dim (K -> (1, K), resp. (K, 1)) that out lacks;
 //   batch dims broadcast (NumPy rules) through stride-0 dims, so a broadcast operand is never
@@ -10,62 +10,37 @@
 // - The cube kernel runs on the AICs: the (batch, m tile, n tile) items, tiles sized by
 //   matmul_tiling::MultiCoreMatmulTiling for the cores one batch gets, go round-robin over the
 //   blocks; each item is SetTail + SetTensorA/B + IterateAll of one Matmul object.
-// - Addmm computes C in fp32 into the workspace and an ElementwisePipeline kernel forms
-//   beta * self + alpha * C in out's dtype (beta = 0 ignores self, as PyTorch does; beta = 0 and
-//   alpha = 1 write C straight to out).
+// - Addmm is a matmul with a fused epilogue (matmul_epilogue.h, activation none, self as the
+//   bias): one mix kernel forms beta * self + alpha * C in out's dtype from each block of C as
+//   the AIC produces it (beta = 0 ignores self, as PyTorch does; beta = 0 and alpha = 1 write C
+//   straight to out from the cube kernel).
 #include "aicore/ops/matmul/matmul.h"
 
 #include <algorithm>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <tuple>
 
 #include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/ops/elementwise/elementwise.h"
+#include "aicore/ops/matmul/matmul_epilogue.h"
+#include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/runtime/stream.h"
-#include "aicore/runtime/tiling/matmul_tiling.h"
 
 namespace aicore::ops {
 
 namespace {
 
 using AscendC::LocalTensor;
-
-constexpr int64_t kMaxPitch = 65535;  // the Matmul's Nd2Nz row pitch is 16-bit
-// Note [Matmul tiling cache]: tilings are memoised per (chip, cores, M, N, K, dtypes,
-// orientations) for the process (the chip presets live as long); the table starts over when it
-// reaches this many entries.
-constexpr size_t kTilingCacheEntries = 4096;
-
-// How the Matmul reads one operand's 2-D slices: row-major with row pitch `pitch` (trans false)
-// or column-major with column pitch `pitch` (trans true), in elements.
-struct SliceLayout {
-  bool trans = false;
-  int64_t pitch = 0;
-};
-
-// Returns the layout of (rows, cols) slices with strides (sr, sc), or nullopt when neither axis
-// has unit stride with a pitch the Matmul takes.
-std::optional<SliceLayout> LayoutOf(int64_t rows, int64_t cols, int64_t sr, int64_t sc) {
-  if (cols == 1 || sc == 1) {
-    const int64_t pitch = rows == 1 ? cols : sr;
-    if (pitch >= cols && pitch <= kMaxPitch) return SliceLayout{false, pitch};
-  }
-  if (rows == 1 || sr == 1) {
-    const int64_t pitch = cols == 1 ? rows : sc;
-    if (pitch >= rows && pitch <= kMaxPitch) return SliceLayout{true, pitch};
-  }
-  return std::nullopt;
-}
-
-std::optional<SliceLayout> LayoutOf(const TensorRef& t) {
-  const std::vector<int64_t> s = t.Strides();
-  const size_t r = t.shape.size();
-  return LayoutOf(t.shape[r - 2], t.shape[r - 1], s[r - 2], s[r - 1]);
-}
+using matmul_detail::BatchOffsets;
+using matmul_detail::kMaxPitch;
+using matmul_detail::LayoutOf;
+using matmul_detail::Overlaps;
+using matmul_detail::Product;
+using matmul_detail::SliceLayout;
+using matmul_detail::SpanOf;
+using matmul_detail::StagedColumnMajor;
+using matmul_detail::SwapLast2;
 
 // The op as one batched problem.
 struct Problem {
@@ -110,12 +85,6 @@ Problem ProblemOf(const MatmulArgs& args) {
   return p;
 }
 
-int64_t Product(const std::vector<int64_t>& v) {
-  int64_t n = 1;
-  for (int64_t d : v) n *= d;
-  return n;
-}
-
 bool IsFloat(DType dt) { return dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16; }
 
 // The dtype the cube multiplies in for inputs promoting to `promoted` (checked).
@@ -147,25 +116,6 @@ OpCheck CheckRank(const char* op, const char* what, const TensorRef& t, int64_t 
   }
   return {};
 }
-
-// The elementwise hooks of the Addmm epilogue: beta * self + alpha * C, or alpha * C.
-struct AxpbyHooks {
-  static constexpr int kInputs = 2;  // self (broadcast), C (fp32)
-  static constexpr int kTemps = 0;
-  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
-                      const LocalTensor<float>*, uint32_t n, const float* scalar) {
-    AscendC::Muls(dst, src[1], scalar[1], n);
-    AscendC::Axpy(dst, src[0], scalar[0], n);
-  }
-};
-struct ScaleHooks {
-  static constexpr int kInputs = 1;  // C (fp32)
-  static constexpr int kTemps = 0;
-  static void Compute(const LocalTensor<float>& dst, const LocalTensor<float>* src,
-                      const LocalTensor<float>*, uint32_t n, const float* scalar) {
-    AscendC::Muls(dst, src[0], scalar[1], n);
-  }
-};
 
 bool NeedsEpilogue(const MatmulArgs& a) {
   return a.kind == MatmulKind::kAddmm && !(a.beta == 0 && a.alpha == 1);
@@ -221,37 +171,6 @@ std::function<void()> CubeBody(const CubeJob& j, DType c_dtype) {
   return [j] { MatmulBlock<In, float>(j); };
 }
 
-// Returns 1 + the largest element offset of `t` (its extent from element 0).
-uint64_t SpanOf(const TensorRef& t) {
-  const std::vector<int64_t> s = t.Strides();
-  int64_t last = 0;
-  for (size_t i = 0; i < t.shape.size(); ++i) last += (t.shape[i] - 1) * s[i];
-  return static_cast<uint64_t>(last + 1);
-}
-
-// The element offset of each batch of `t` broadcast to `batch_shape` + its last two dims.
-std::shared_ptr<const std::vector<int64_t>> BatchOffsets(const TensorRef& t,
-                                                         const std::vector<int64_t>& batch_shape) {
-  std::vector<int64_t> full_shape = batch_shape;
-  full_shape.push_back(t.shape[t.shape.size() - 2]);
-  full_shape.push_back(t.shape.back());
-  const TensorRef full = BroadcastTo(t, full_shape);
-  auto offsets = std::make_shared<std::vector<int64_t>>();
-  const int64_t batch = Product(batch_shape);
-  offsets->reserve(batch);
-  std::vector<int64_t> idx(batch_shape.size(), 0);
-  for (int64_t b = 0; b < batch; ++b) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * full.strides[d];
-    offsets->push_back(off);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < batch_shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return offsets;
-}
-
 // C in place: a row-major out whose batches are laid out densely or a single batch.
 bool COperandInPlace(const Problem& p) {
   if (p.c.IsDense()) return true;
@@ -259,28 +178,15 @@ bool COperandInPlace(const Problem& p) {
   return l && !l->trans && Product(p.batch_shape) == 1;
 }
 
-// Returns `t` with its last two dims swapped (a view).
-TensorRef SwapLast2(const TensorRef& t) {
-  TensorRef r = t;
-  r.strides = t.Strides();
-  const size_t n = t.shape.size();
-  std::swap(r.shape[n - 2], r.shape[n - 1]);
-  std::swap(r.strides[n - 2], r.strides[n - 1]);
-  return r;
-}
-
-// True when an input is staged column-major: its rows are longer than the Matmul's pitch.
-bool StagedColumnMajor(const TensorRef& t) { return t.shape.back() > kMaxPitch; }
-
 // The staging of the cube kernel's operands (inputs A, B; output C) in add order. A staged input
 // is gathered row-major, or column-major (through its transposed view) when its rows are longer
 // than the Matmul's pitch.
-void StageCube(const Problem& p, const MatmulPlan& plan, bool c_to_workspace, Staging* st) {
+void StageCube(const Problem& p, const MatmulPlan& plan, Staging* st) {
   for (const TensorRef* t : {&p.a, &p.b}) {
     const bool in_place = t->dtype == plan.compute && LayoutOf(*t).has_value();
     st->AddInput(!in_place && StagedColumnMajor(*t) ? SwapLast2(*t) : *t, plan.compute, in_place);
   }
-  if (!c_to_workspace) st->AddOutput(p.c, plan.c_dtype, COperandInPlace(p));
+  st->AddOutput(p.c, plan.c_dtype, COperandInPlace(p));
 }
 
 // The view the kernel reads operand `i` (0: A, 1: B, 2: C) of `view` through, once staged at
@@ -299,12 +205,6 @@ TensorRef KernelView(const Staging& st, int i, const TensorRef& view, DType dt, 
   return t;
 }
 
-void StageEpilogue(const MatmulArgs& args, Staging* st) {
-  const std::vector<int64_t>& shape = args.out.shape;
-  if (args.beta != 0) st->AddInput(BroadcastTo(args.self, shape));
-  st->AddOutput(args.out, args.out.dtype);
-}
-
 // Fills view `t` with zeros (in its dtype).
 void FillZero(const TensorRef& t) {
   static const float kZero = 0;
@@ -313,60 +213,21 @@ void FillZero(const TensorRef& t) {
   CopyView(t, zero);
 }
 
-uint64_t Align512(uint64_t b) { return (b + 511) / 512 * 512; }
-
-// True when the bytes the two non-empty views span intersect.
-bool Overlaps(const TensorRef& x, const TensorRef& y) {
-  if (x.NumElements() == 0 || y.NumElements() == 0) return false;
-  const uint8_t* x0 = x.First();
-  const uint8_t* y0 = y.First();
-  const uint8_t* x1 = x0 + SpanOf(x) * DTypeSize(x.dtype);
-  const uint8_t* y1 = y0 + SpanOf(y) * DTypeSize(y.dtype);
-  return x0 < y1 && y0 < x1;
-}
-
-// Returns the Matmul tiling of `plan`'s M, N, K on `dim` cores, memoised: the tiling search costs
-// about a millisecond, more than the rest of phase 1 (Note [Matmul tiling cache]).
-AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, int32_t dim, const MatmulPlan& plan,
-                                        bool a_trans, bool b_trans, const char* op) {
-  using Key = std::tuple<const arch::Chip*, std::string, int32_t, int64_t, int64_t, int64_t, DType,
-                         DType, bool, bool>;
-  static std::mutex mu;
-  static std::map<Key, AscendC::tiling::TCubeTiling> cache;
-  const Key key{plan.chip, chip.name,    dim,          plan.m,  plan.n,
-                plan.k,    plan.compute, plan.c_dtype, a_trans, b_trans};
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    const auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  const auto to_dt = [](DType d) {
-    return d == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
-           : d == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
-                               : matmul_tiling::DataType::DT_FLOAT;
-  };
-  const platform_ascendc::PlatformAscendC platform(chip);
-  matmul_tiling::MultiCoreMatmulTiling api(platform);
-  api.SetDim(dim);
-  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), a_trans);
-  api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.compute), b_trans);
-  api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, to_dt(plan.c_dtype));
-  const auto m32 = static_cast<int32_t>(plan.m), n32 = static_cast<int32_t>(plan.n),
-             k32 = static_cast<int32_t>(plan.k);
-  api.SetShape(m32, n32, k32);
-  api.SetOrgShape(m32, n32, k32);
-  api.SetBias(false);
-  api.SetBufferSpace(-1, -1, -1);
-  AscendC::tiling::TCubeTiling t{};
-  if (api.GetTiling(t) != 0) {
-    throw Error(Status(StatusCode::kInternal,
-                       StrCat(op, ": no Matmul tiling for M=", plan.m, " N=", plan.n, " K=", plan.k,
-                              " on ", chip.name, ": ", api.last_error())));
-  }
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kTilingCacheEntries) cache.clear();
-  cache.emplace(key, t);
-  return t;
+// Addmm as a matmul with a fused epilogue: out = alpha * mat1 @ mat2 + beta * self.
+MatmulEpilogueArgs FusedArgs(const MatmulArgs& args, const MatmulPlan& plan) {
+  MatmulEpilogueArgs e;
+  e.op = args.op;
+  e.a = args.mat1;
+  e.b = args.mat2;
+  e.a_name = "mat1";
+  e.b_name = "mat2";
+  e.bias_name = "self";
+  if (args.beta != 0) e.bias = args.self;
+  e.alpha = args.alpha;
+  e.beta = args.beta;
+  e.out = args.out;
+  e.compute = plan.compute;
+  return e;
 }
 
 }  // namespace
@@ -519,20 +380,18 @@ MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {
       args.kind == MatmulKind::kMatmul && Left(args).Rank() == 1 && args.mat2.Rank() == 1;
   plan.compute = ComputeDType(promoted, both_vectors ? kKeepDtype : args.cube_math_type, chip);
   plan.epilogue = NeedsEpilogue(args);
-  plan.c_dtype =
-      plan.epilogue ? DType::kF32 : (args.out.dtype == plan.compute ? plan.compute : DType::kF32);
+  plan.c_dtype = args.out.dtype == plan.compute ? plan.compute : DType::kF32;
   if (plan.batch == 0 || plan.m == 0 || plan.n == 0) return plan;  // an empty out
+  if (plan.epilogue) {
+    plan.fused = std::make_shared<const MatmulEpiloguePlan>(Plan(FusedArgs(args, plan), chip));
+    plan.workspace_bytes = plan.fused->workspace_bytes;
+    return plan;
+  }
 
   Staging cube;
-  StageCube(p, plan, plan.epilogue, &cube);
+  StageCube(p, plan, &cube);
   plan.staging_bytes = cube.WorkspaceBytes();
-  if (plan.epilogue) {
-    plan.c_bytes = Align512(static_cast<uint64_t>(plan.m * plan.n) * 4);
-    Staging epi;
-    StageEpilogue(args, &epi);
-    plan.epilogue_bytes = epi.WorkspaceBytes();
-  }
-  plan.workspace_bytes = plan.staging_bytes + plan.c_bytes + plan.epilogue_bytes;
+  plan.workspace_bytes = plan.staging_bytes;
   if (plan.k == 0) return plan;  // C is zeros: no cube kernel
 
   const int64_t aics = std::max(1, chip.aic_count);  // AICs (AI Cores on coupled chips)
@@ -541,7 +400,8 @@ MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {
   // The layouts the kernel reads (KernelView's, without addresses).
   const bool a_trans = LayoutOf(KernelView(cube, 0, p.a, plan.compute, nullptr))->trans;
   const bool b_trans = LayoutOf(KernelView(cube, 1, p.b, plan.compute, nullptr))->trans;
-  plan.tiling = CubeTiling(chip, static_cast<int32_t>(dim), plan, a_trans, b_trans, args.op);
+  plan.tiling = matmul_detail::CubeTiling(chip, static_cast<int32_t>(dim), plan.m, plan.n, plan.k,
+                                          plan.compute, plan.c_dtype, a_trans, b_trans, args.op);
   plan.m_tiles = (plan.m + plan.tiling.singleCoreM - 1) / plan.tiling.singleCoreM;
   plan.n_tiles = (plan.n + plan.tiling.singleCoreN - 1) / plan.tiling.singleCoreN;
   plan.block_dim =
@@ -555,20 +415,14 @@ Status Launch(const MatmulArgs& in_args, const MatmulPlan& plan, void* workspace
   MatmulArgs args = in_args;
   if (args.in_place) args.out.data = args.self.data;  // one storage (aclSetInputTensorAddr)
   const Problem p = ProblemOf(args);
+  if (plan.epilogue) return Launch(FusedArgs(args, plan), *plan.fused, workspace, stream);
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  // The dense fp32 C of the epilogue, after the cube's staging slots.
-  const TensorRef c_ws = DenseRef(ws + plan.staging_bytes, DType::kF32, {plan.m, plan.n});
   Staging cube;
-  StageCube(p, plan, plan.epilogue, &cube);
+  StageCube(p, plan, &cube);
   Status s = cube.Enqueue(ws, stream, [&](const std::vector<uint8_t*>& dense) -> Status {
     const TensorRef a = KernelView(cube, 0, p.a, plan.compute, dense[0]);
     const TensorRef b = KernelView(cube, 1, p.b, plan.compute, dense[1]);
-    TensorRef c = plan.epilogue ? c_ws : KernelView(cube, 2, p.c, plan.c_dtype, dense[2]);
-    if (plan.epilogue) {
-      // (batch.., M, N) over the (M, N) workspace: Addmm has no batch.
-      c.shape = p.c.shape;
-      c.strides = {plan.n, 1};
-    }
+    const TensorRef c = KernelView(cube, 2, p.c, plan.c_dtype, dense[2]);
     if (plan.k == 0) {
       return rt::LaunchHostFunc(stream, [c] { FillZero(c); });
     }
@@ -609,37 +463,7 @@ Status Launch(const MatmulArgs& in_args, const MatmulPlan& plan, void* workspace
     options.chip = plan.chip;
     return rt::LaunchKernelAsync(stream, "ops_matmul", plan.block_dim, options, std::move(body));
   });
-  if (!s.ok() || !plan.epilogue) return s;
-
-  // The Addmm epilogue: out = beta * self + alpha * C (beta = 0: alpha * C).
-  Staging epi;
-  StageEpilogue(args, &epi);
-  const int inputs = args.beta != 0 ? 2 : 1;
-  ElementwisePlan ep;
-  PlanSplit(args.out.NumElements(), inputs, 0, *plan.chip, &ep);
-  ep.tiling.scalar[0] = static_cast<float>(args.beta);
-  ep.tiling.scalar[1] = static_cast<float>(args.alpha);
-  ep.tiling.out_dtype = args.out.dtype;
-  return epi.Enqueue(ws + plan.staging_bytes + plan.c_bytes, stream,
-                     [&](const std::vector<uint8_t*>& dense) {
-                       patterns::ElementwiseTiling t = ep.tiling;
-                       std::function<void()> body;
-                       if (inputs == 2) {
-                         t.in[0] = dense[0];
-                         t.in_dtype[0] = args.self.dtype;
-                         t.in[1] = c_ws.First();
-                         t.in_dtype[1] = DType::kF32;
-                         t.out = dense[1];
-                         body = [t] { patterns::ElementwiseKernel<AxpbyHooks>(t); };
-                       } else {
-                         t.in[0] = c_ws.First();
-                         t.in_dtype[0] = DType::kF32;
-                         t.out = dense[0];
-                         body = [t] { patterns::ElementwiseKernel<ScaleHooks>(t); };
-                       }
-                       return LaunchPattern(stream, "ops_addmm_epilogue", ep.block_dim, *plan.chip,
-                                            std::move(body));
-                     });
+  return s;
 }
 
 }  // namespace aicore::ops

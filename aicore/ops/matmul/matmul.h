@@ -1,16 +1,19 @@
 // The matmul family: Matmul (torch.matmul semantics: 1-D operands, batch broadcasting), Mm
 // (2-D), BatchMatMul (3-D, batch 1 broadcasts) and Addmm (beta * self + alpha * mat1 @ mat2) on
 // fp32, fp16 and bf16 views, computed by a cube kernel over AscendC's Matmul object with fp32
-// accumulation in L0C (aicore/kernel/lib/matmul/matmul.h). Operands whose 2-D slices have one unit
+// accumulation in L0C (aicore/kernel/lib/matmul/matmul.h); Addmm's beta * self + alpha * C is
+// the fused epilogue of matmul_epilogue.h. Operands whose 2-D slices have one unit
 // stride (row-major or transposed, a pitch up to 65535) are read in place, batch strides and
 // batch broadcasting included; other views and dtype changes are staged (Note [Staging]).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "aicore/kernel/lib/matmul/matmul_tiling_data.h"
 #include "aicore/ops/framework/operator.h"
+#include "aicore/ops/matmul/matmul_epilogue.h"
 
 namespace aicore::ops {
 
@@ -41,13 +44,12 @@ struct MatmulPlan {
   std::vector<int64_t> batch_shape;
   DType compute = DType::kF32;  // the cube's input dtype (A and B)
   DType c_dtype = DType::kF32;  // the dtype the cube kernel writes C in
-  bool epilogue = false;        // Addmm: a vector kernel computes out from C and self
+  bool epilogue = false;        // Addmm: the fused matmul epilogue computes out (`fused`)
   AscendC::tiling::TCubeTiling tiling{};
   int64_t m_tiles = 1, n_tiles = 1;
   uint32_t block_dim = 1;
-  uint64_t staging_bytes = 0;   // the cube kernel's staging slots
-  uint64_t c_bytes = 0;         // the fp32 C of the epilogue, after the slots
-  uint64_t epilogue_bytes = 0;  // the epilogue's staging slots, after C
+  uint64_t staging_bytes = 0;                       // the cube kernel's staging slots
+  std::shared_ptr<const MatmulEpiloguePlan> fused;  // Addmm with an epilogue: its whole plan
   uint64_t workspace_bytes = 0;
   const arch::Chip* chip = nullptr;
 };
@@ -61,8 +63,9 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip);
 // Picks the compute dtype, the in-place layouts, the Matmul tiling (matmul_tiling::
 // MultiCoreMatmulTiling) and the split of (batch, m tile, n tile) items over the AICs.
 MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip);
-// Enqueues the staging copies, the cube kernel (AIC mode) and, for Addmm, the epilogue on
-// `stream`. K = 0 fills C with zeros in stream order instead of launching the cube.
+// Enqueues the staging copies and the cube kernel (AIC mode) on `stream`, or for Addmm with an
+// epilogue the fused matmul-epilogue kernel (mix mode). K = 0 fills C with zeros in stream order
+// instead of launching the cube.
 Status Launch(const MatmulArgs& args, const MatmulPlan& plan, void* workspace, const void* stream);
 
 }  // namespace aicore::ops

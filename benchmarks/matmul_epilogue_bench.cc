@@ -1,0 +1,145 @@
+// The matmul with a fused epilogue on one thread, out = gelu_erf(a @ b + bias) + residual in fp32:
+// the fused mix kernel (aicore::ops::MatmulEpilogue), the same math from aicore's separate
+// operators through GM (aicore::ops::MatmulEpilogueUnfused: Matmul, Add, GeluV2, Add), and
+// oneDNN's matmul primitive with a bias and the post-ops eltwise gelu_erf + binary add, all in
+// the same binary. Rows report GFLOP/s (2 M N K per run); run_all.py turns them into
+// ratio_to_unfused and ratio_to_onednn_postops.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "acl/acl.h"
+#include "aicore/ops/ops.h"
+#include "aicore/sim/scheduler.h"
+#include "dnnl.hpp"
+
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+  std::string Name() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+  double Flops() const { return 2.0 * m * n * k; }
+};
+const Shape kShapes[] = {{2048, 2048, 2048}, {4096, 4096, 4096}};
+
+// Device buffers of one problem, filled once with small values.
+struct Problem {
+  float *a = nullptr, *b = nullptr, *bias = nullptr, *res = nullptr, *out = nullptr;
+  explicit Problem(const Shape& s) {
+    for (auto [p, n] : {std::pair<float**, int64_t>{&a, s.m * s.k},
+                        {&b, s.k * s.n},
+                        {&bias, s.n},
+                        {&res, s.m * s.n},
+                        {&out, s.m * s.n}}) {
+      void* d = nullptr;
+      aclrtMalloc(&d, n * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST);
+      *p = static_cast<float*>(d);
+    }
+    for (int64_t i = 0; i < s.m * s.k; ++i) a[i] = 0.01f * static_cast<float>(i % 97) - 0.4f;
+    for (int64_t i = 0; i < s.k * s.n; ++i) b[i] = 0.002f * static_cast<float>(i % 89) - 0.08f;
+    for (int64_t i = 0; i < s.n; ++i) bias[i] = 0.01f * static_cast<float>(i % 13) - 0.06f;
+    for (int64_t i = 0; i < s.m * s.n; ++i) res[i] = 0.001f * static_cast<float>(i % 101);
+  }
+  ~Problem() {
+    for (float* p : {a, b, bias, res, out}) aclrtFree(p);
+  }
+};
+
+void SetFlops(benchmark::State& state, const Shape& s) {
+  state.counters["flops_per_s"] =
+      benchmark::Counter(s.Flops(), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Aicore(benchmark::State& state, Shape s, bool fused) {
+  aicore::sim::SetWorkerThreads(1);
+  Problem p(s);
+  using aicore::DType;
+  using aicore::ops::DenseRef;
+  const aicore::ops::TensorRef a = DenseRef(p.a, DType::kF32, {s.m, s.k});
+  const aicore::ops::TensorRef b = DenseRef(p.b, DType::kF32, {s.k, s.n});
+  const aicore::ops::TensorRef bias = DenseRef(p.bias, DType::kF32, {s.n});
+  const aicore::ops::TensorRef res = DenseRef(p.res, DType::kF32, {s.m, s.n});
+  const aicore::ops::TensorRef out = DenseRef(p.out, DType::kF32, {s.m, s.n});
+  const auto act = aicore::ops::Activation::kGeluErf;
+  for (auto _ : state) {
+    const aicore::Status st =
+        fused ? aicore::ops::MatmulEpilogue(a, b, &bias, &res, 1, 1, act, out)
+              : aicore::ops::MatmulEpilogueUnfused(a, b, &bias, &res, 1, 1, act, out);
+    if (!st.ok() || aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
+      state.SkipWithError(st.ok() ? aclGetRecentErrMsg() : st.message().c_str());
+      return;
+    }
+  }
+  SetFlops(state, s);
+}
+
+// oneDNN's matmul primitive: dst = gelu_erf(src @ weights + bias) + residual (binary add).
+void BM_OneDnnPostOps(benchmark::State& state, Shape s) {
+  Problem p(s);
+  using dnnl::memory;
+  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  const auto f32 = memory::data_type::f32;
+  const auto ab = memory::format_tag::ab;
+  const memory::desc a_md({s.m, s.k}, f32, ab), b_md({s.k, s.n}, f32, ab),
+      bias_md({1, s.n}, f32, ab), c_md({s.m, s.n}, f32, ab);
+  dnnl::post_ops po;
+  po.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+  po.append_binary(dnnl::algorithm::binary_add, c_md);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, bias_md, c_md), attr, eng);
+  const dnnl::matmul prim(pd);
+  memory a(a_md, eng, p.a), b(b_md, eng, p.b), bias(bias_md, eng, p.bias), res(c_md, eng, p.res),
+      out(c_md, eng, p.out);
+  const std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, a},
+      {DNNL_ARG_WEIGHTS, b},
+      {DNNL_ARG_BIAS, bias},
+      {DNNL_ARG_DST, out},
+      {DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, res}};
+  for (auto _ : state) {
+    prim.execute(strm, args);
+    strm.wait();
+  }
+  state.SetLabel(pd.impl_info_str());
+  SetFlops(state, s);
+}
+
+void Register() {
+  for (const Shape& s : kShapes) {
+    const std::string row = "fp32/" + s.Name() + "_bias_gelu_residual";
+    const int reps = s.m >= 4096 ? 2 : 3;
+    benchmark::RegisterBenchmark(("ops/matmul_epilogue/" + row).c_str(), BM_Aicore, s, true)
+        ->MeasureProcessCPUTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Repetitions(reps)
+        ->ReportAggregatesOnly(true);
+    benchmark::RegisterBenchmark(("ops/matmul_epilogue_unfused/" + row).c_str(), BM_Aicore, s,
+                                 false)
+        ->MeasureProcessCPUTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Repetitions(reps)
+        ->ReportAggregatesOnly(true);
+    benchmark::RegisterBenchmark(("baseline/onednn_matmul_postops/" + row).c_str(),
+                                 BM_OneDnnPostOps, s)
+        ->MeasureProcessCPUTime()
+        ->Unit(benchmark::kMillisecond)
+        ->Repetitions(reps)
+        ->ReportAggregatesOnly(true);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Register();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

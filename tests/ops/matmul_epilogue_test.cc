@@ -1,0 +1,444 @@
+// The matmul with a fused epilogue (aicore/ops/matmul/matmul_epilogue.h) against the double
+// reference of tests/reference/matmul_epilogue_ref.h: every activation with bias (none, a row, a
+// matrix) and residual on and off, alpha and beta, every dtype, transposed and strided views,
+// broadcast batches, awkward shapes (1, primes, tails of every block), K = 0, the Matmul's cube
+// path as well as its fused host path, the unfused composition, the aclnn entry point, and the
+// documented status codes with messages naming the argument.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aclnnop/aclnn_matmul_epilogue.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
+#include "tests/ops/ops_lib_test_util.h"
+#include "tests/reference/matmul_epilogue_ref.h"
+
+namespace aicore::ops {
+namespace {
+
+using testing::DeviceTensor;
+using testing::Inputs;
+
+int64_t Numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Returns the values of `view` over storage `stored`, row-major.
+std::vector<double> Gather(const std::vector<double>& stored, const TensorRef& view) {
+  const std::vector<int64_t> s = view.Strides();
+  std::vector<double> out;
+  const int64_t n = view.NumElements();
+  std::vector<int64_t> idx(view.shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = view.offset;
+    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * s[d];
+    out.push_back(stored[off]);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < view.shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// A device operand: storage filled with values in [lo, hi), a view over it and the view's
+// values in row-major logical order.
+struct Operand {
+  std::unique_ptr<DeviceTensor> dev;
+  std::vector<double> stored;
+  TensorRef view;
+  std::vector<double> logical;
+};
+
+Operand MakeOperand(DType dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
+                    int64_t offset = 0, uint32_t seed = 1, double lo = -1, double hi = 1) {
+  Operand o;
+  TensorRef v = DenseRef(nullptr, dt, shape);
+  v.strides = strides;
+  v.offset = offset;
+  const std::vector<int64_t> s = v.Strides();
+  int64_t span = 1;
+  for (size_t d = 0; d < shape.size(); ++d) span += (shape[d] - 1) * s[d];
+  const int64_t elems = Numel(shape) == 0 ? 1 : offset + span;
+  o.dev = std::make_unique<DeviceTensor>(dt, elems);
+  o.stored = o.dev->Fill(Inputs(elems, lo, hi, seed));
+  o.view = o.dev->Ref(shape, strides, offset);
+  o.logical = Numel(shape) == 0 ? std::vector<double>{} : Gather(o.stored, o.view);
+  return o;
+}
+
+// Half an ulp of `dt` relative, with a margin of 2 (out's own rounding).
+double OutputUnit(DType dt) {
+  switch (dt) {
+    case DType::kF16:
+      return std::ldexp(1.0, -10);
+    case DType::kBF16:
+      return std::ldexp(1.0, -7);
+    default:
+      return std::ldexp(1.0, -23);
+  }
+}
+
+// One case: shapes, views, dtypes and the epilogue's parameters.
+struct Case {
+  DType dt = DType::kF32;
+  DType out_dt = DType::kUnknown;  // kUnknown: dt
+  std::vector<int64_t> as, bs;
+  std::vector<int64_t> a_strides, b_strides;
+  std::optional<std::vector<int64_t>> bias_shape, residual_shape;
+  std::vector<int64_t> bias_strides, residual_strides, out_strides;
+  DType bias_dt = DType::kUnknown, residual_dt = DType::kUnknown;  // kUnknown: dt
+  double alpha = 1, beta = 1;
+  ref::EpilogueAct act = ref::EpilogueAct::kNone;
+  bool unfused = false;  // run MatmulEpilogueUnfused instead
+};
+
+std::string Label(const Case& c) {
+  return StrCat(ShapeString(c.as), " @ ", ShapeString(c.bs), " ", OpDTypeName(c.dt), " -> ",
+                OpDTypeName(c.out_dt == DType::kUnknown ? c.dt : c.out_dt), " act ",
+                static_cast<int>(c.act), " bias ",
+                c.bias_shape ? ShapeString(*c.bias_shape) : std::string("none"), " residual ",
+                c.residual_shape ? ShapeString(*c.residual_shape) : std::string("none"), " alpha ",
+                c.alpha, " beta ", c.beta, c.unfused ? " unfused" : "");
+}
+
+// Runs the case and checks it against the reference.
+void Check(const Case& c) {
+  const std::string what = Label(c);
+  const DType out_dt = c.out_dt == DType::kUnknown ? c.dt : c.out_dt;
+  const Operand a = MakeOperand(c.dt, c.as, c.a_strides, 3, 1);
+  const Operand b = MakeOperand(c.dt, c.bs, c.b_strides, 5, 2);
+  std::vector<int64_t> os;
+  BroadcastShapes(std::vector<int64_t>(c.as.begin(), c.as.end() - 2),
+                  std::vector<int64_t>(c.bs.begin(), c.bs.end() - 2), &os);
+  os.push_back(c.as[c.as.size() - 2]);
+  os.push_back(c.bs.back());
+  std::optional<Operand> bias, residual;
+  std::vector<double> bias_full, residual_full;
+  if (c.bias_shape) {
+    bias = MakeOperand(c.bias_dt == DType::kUnknown ? c.dt : c.bias_dt, *c.bias_shape,
+                       c.bias_strides, 1, 7, -2, 2);
+    bias_full = ref::BroadcastRef(bias->logical, *c.bias_shape, os);
+  }
+  if (c.residual_shape) {
+    residual = MakeOperand(c.residual_dt == DType::kUnknown ? c.dt : c.residual_dt,
+                           *c.residual_shape, c.residual_strides, 2, 9);
+    residual_full = ref::BroadcastRef(residual->logical, *c.residual_shape, os);
+  }
+  Operand out = MakeOperand(out_dt, os, c.out_strides, 0, 11);
+  const ref::MatmulEpilogueRefResult want = ref::MatmulEpilogueRef(
+      a.logical, c.as, b.logical, c.bs, bias_full, residual_full, c.alpha, c.beta, c.act);
+  const auto act = static_cast<Activation>(static_cast<int>(c.act));
+  const TensorRef* bias_ref = bias ? &bias->view : nullptr;
+  const TensorRef* res_ref = residual ? &residual->view : nullptr;
+  const Status s =
+      c.unfused
+          ? MatmulEpilogueUnfused(a.view, b.view, bias_ref, res_ref, c.alpha, c.beta, act, out.view)
+          : MatmulEpilogue(a.view, b.view, bias_ref, res_ref, c.alpha, c.beta, act, out.view);
+  ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
+  testing::Sync();
+  const std::vector<double> got = Gather(out.dev->Read(), out.view);
+  ASSERT_EQ(got.size(), want.out.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double tol =
+        want.tol[i] + OutputUnit(out_dt) * std::fabs(want.out[i]) + 1e-7;  // fp16 subnormals
+    if (!(std::fabs(got[i] - want.out[i]) <= tol) && ++bad <= 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want.out[i]
+                    << " (tolerance " << tol << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+const ref::EpilogueAct kActs[] = {ref::EpilogueAct::kNone, ref::EpilogueAct::kRelu,
+                                  ref::EpilogueAct::kGeluErf, ref::EpilogueAct::kGeluTanh,
+                                  ref::EpilogueAct::kSilu};
+
+TEST(MatmulEpilogueTest, EveryActivationWithAndWithoutBiasAndResidual) {
+  const int64_t m = 37, k = 29, n = 45;
+  const std::vector<std::optional<std::vector<int64_t>>> biases = {
+      std::nullopt, std::vector<int64_t>{n}, std::vector<int64_t>{m, n}};
+  for (ref::EpilogueAct act : kActs) {
+    for (const auto& bias : biases) {
+      for (bool residual : {false, true}) {
+        Case c;
+        c.as = {m, k};
+        c.bs = {k, n};
+        c.act = act;
+        c.bias_shape = bias;
+        if (residual) c.residual_shape = std::vector<int64_t>{m, n};
+        c.alpha = bias ? 0.75 : 1;
+        c.beta = residual ? -1.5 : 1;
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST(MatmulEpilogueTest, EveryDtypeWithOutInTheInputDtypeOrFloat) {
+  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (DType out_dt : {dt, DType::kF32}) {
+      for (ref::EpilogueAct act : {ref::EpilogueAct::kGeluErf, ref::EpilogueAct::kSilu}) {
+        Case c;
+        c.dt = dt;
+        c.out_dt = out_dt;
+        c.as = {41, 70};
+        c.bs = {70, 33};
+        c.bias_shape = std::vector<int64_t>{33};
+        c.residual_shape = std::vector<int64_t>{41, 33};
+        c.act = act;
+        Check(c);
+        // Addends in other dtypes than the product.
+        c.bias_dt = dt == DType::kF32 ? DType::kBF16 : DType::kF32;
+        c.residual_dt = dt == DType::kF16 ? DType::kF32 : DType::kF16;
+        c.bias_shape = std::vector<int64_t>{41, 33};
+        Check(c);
+      }
+    }
+  }
+}
+
+TEST(MatmulEpilogueTest, TransposedAndStridedViews) {
+  for (DType dt : {DType::kF32, DType::kF16}) {
+    Case c;
+    c.dt = dt;
+    c.act = ref::EpilogueAct::kGeluTanh;
+    c.as = {19, 23};
+    c.bs = {23, 31};
+    // A^T stored (K, pitch 21 >= M) and B^T stored (N, pitch 25 >= K), as torch passes x @ w.t().
+    c.a_strides = {1, 21};
+    c.b_strides = {1, 25};
+    c.bias_shape = std::vector<int64_t>{31};
+    c.bias_strides = {2};  // a strided row: staged
+    c.residual_shape = std::vector<int64_t>{19, 31};
+    c.residual_strides = {40, 1};  // a pitch above N: read in place
+    c.out_strides = {36, 1};       // out rows with a pitch: written in place
+    Check(c);
+    // A bias broadcast along N (one value per row), a transposed residual, a transposed out.
+    c.bias_shape = std::vector<int64_t>{19, 1};
+    c.bias_strides = {};
+    c.residual_strides = {1, 19};
+    c.out_strides = {1, 19};
+    c.alpha = -0.5;
+    c.beta = 2;
+    Check(c);
+    // Row-major slices with pitches above the extents; a scalar bias; a residual broadcast
+    // over M (staged).
+    c.a_strides = {30, 1};
+    c.b_strides = {40, 1};
+    c.bias_shape = std::vector<int64_t>{1};
+    c.residual_shape = std::vector<int64_t>{1, 31};
+    c.residual_strides = {};
+    c.out_strides = {};
+    Check(c);
+  }
+}
+
+TEST(MatmulEpilogueTest, BatchesBroadcast) {
+  Case c;
+  c.act = ref::EpilogueAct::kRelu;
+  c.as = {3, 17, 13};
+  c.bs = {13, 11};  // one B for every batch
+  c.bias_shape = std::vector<int64_t>{11};
+  c.residual_shape = std::vector<int64_t>{3, 17, 11};
+  Check(c);
+  c.as = {2, 1, 9, 13};  // (2, 1) x (3) batches -> (2, 3)
+  c.bs = {3, 13, 7};
+  c.bias_shape = std::vector<int64_t>{3, 1, 7};   // a row per batch of the second dim
+  c.residual_shape = std::vector<int64_t>{9, 7};  // one residual for every batch
+  c.act = ref::EpilogueAct::kSilu;
+  Check(c);
+  c.as = {1, 9, 13};  // a batch of 1 against 4
+  c.bs = {4, 13, 7};
+  c.b_strides = {91, 1, 13};  // B^T per batch
+  c.bias_shape = std::vector<int64_t>{4, 9, 7};
+  c.residual_shape.reset();
+  Check(c);
+}
+
+TEST(MatmulEpilogueTest, AwkwardShapesAndManyBlocks) {
+  const std::vector<std::vector<int64_t>> mnk = {{1, 1, 1},       {1, 17, 300}, {300, 1, 5},
+                                                 {257, 263, 131}, {5, 600, 16}, {520, 7, 3}};
+  for (const auto& s : mnk) {
+    Case c;
+    c.as = {s[0], s[2]};
+    c.bs = {s[2], s[1]};
+    c.act = ref::EpilogueAct::kGeluErf;
+    c.bias_shape = std::vector<int64_t>{s[1]};
+    c.residual_shape = std::vector<int64_t>{s[0], s[1]};
+    Check(c);
+  }
+  // More blocks (25 x 2) than two per AI Core group of an ascend910b1 (24 groups): workspace
+  // slots are refilled once the AIVs hand them back.
+  Case c;
+  c.as = {25, 60, 24};
+  c.bs = {24, 530};
+  c.act = ref::EpilogueAct::kGeluTanh;
+  c.bias_shape = std::vector<int64_t>{530};
+  c.residual_shape = std::vector<int64_t>{25, 60, 530};
+  Check(c);
+}
+
+TEST(MatmulEpilogueTest, KZeroIsTheEpilogueOfZero) {
+  Case c;
+  c.as = {6, 0};
+  c.bs = {0, 5};
+  c.act = ref::EpilogueAct::kSilu;
+  c.bias_shape = std::vector<int64_t>{5};
+  c.residual_shape = std::vector<int64_t>{6, 5};
+  Check(c);
+}
+
+TEST(MatmulEpilogueTest, TheMatmulCubePathGivesTheSameResult) {
+  // The Matmul's fused host path (Note [Matmul fused path]) is what runs when nothing observes
+  // the cores; the cube path (Nd2Nz, LoadData, Mmad, Fixpipe into the workspace slots) is what
+  // `aicore check` and the profiler see.
+  AscendC::detail::SetMatmulFusedPath(false);
+  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    Case c;
+    c.dt = dt;
+    c.as = {2, 70, 40};
+    c.bs = {40, 90};
+    c.b_strides = {1, 40};
+    c.act = ref::EpilogueAct::kGeluErf;
+    c.bias_shape = std::vector<int64_t>{90};
+    c.residual_shape = std::vector<int64_t>{2, 70, 90};
+    Check(c);
+  }
+  AscendC::detail::SetMatmulFusedPath(true);
+}
+
+TEST(MatmulEpilogueTest, UnfusedCompositionMatchesTheReference) {
+  for (ref::EpilogueAct act : kActs) {
+    Case c;
+    c.as = {2, 33, 20};
+    c.bs = {20, 47};
+    c.act = act;
+    c.alpha = 1.25;
+    c.beta = 0.5;
+    c.bias_shape = std::vector<int64_t>{47};
+    c.residual_shape = std::vector<int64_t>{2, 33, 47};
+    c.unfused = true;
+    Check(c);
+  }
+}
+
+// Runs MatmulEpilogue on (M, K) @ (K, N) operands of the given dtypes and shapes and returns
+// its status.
+Status RunShapes(DType a_dt, std::vector<int64_t> as, DType b_dt, std::vector<int64_t> bs,
+                 DType out_dt, std::vector<int64_t> os, std::vector<int64_t> bias_shape = {}) {
+  DeviceTensor a(a_dt, Numel(as)), b(b_dt, Numel(bs)), out(out_dt, Numel(os));
+  DeviceTensor bias(DType::kF32, std::max<int64_t>(1, Numel(bias_shape)));
+  const TensorRef bias_ref = bias.Ref(bias_shape);
+  return MatmulEpilogue(a.Ref(as), b.Ref(bs), bias_shape.empty() ? nullptr : &bias_ref, nullptr, 1,
+                        1, Activation::kGeluErf, out.Ref(os));
+}
+
+void ExpectInvalid(const Status& s, const std::vector<std::string>& words) {
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  for (const std::string& w : words)
+    EXPECT_NE(s.message().find(w), std::string::npos) << s.message();
+}
+
+TEST(MatmulEpilogueTest, BadInputNamesTheArgument) {
+  const DType f32 = DType::kF32;
+  // K does not match.
+  ExpectInvalid(RunShapes(f32, {4, 5}, f32, {6, 3}, f32, {4, 3}), {"a [4, 5]", "b [6, 3]", "6"});
+  // out's shape.
+  ExpectInvalid(RunShapes(f32, {4, 5}, f32, {5, 3}, f32, {4, 4}), {"out", "[4, 4]", "[4, 3]"});
+  // a and b of different dtypes; out in a third one; a dtype outside the three.
+  ExpectInvalid(RunShapes(f32, {4, 5}, DType::kF16, {5, 3}, f32, {4, 3}),
+                {"a is FLOAT", "b is FLOAT16"});
+  ExpectInvalid(RunShapes(DType::kF16, {4, 5}, DType::kF16, {5, 3}, DType::kBF16, {4, 3}),
+                {"out", "BFLOAT16", "FLOAT16"});
+  ExpectInvalid(RunShapes(DType::kI32, {4, 5}, DType::kI32, {5, 3}, f32, {4, 3}),
+                {"a has dtype INT32"});
+  // A bias that does not broadcast; a 1-D a; batch dims that do not broadcast.
+  ExpectInvalid(RunShapes(f32, {4, 5}, f32, {5, 3}, f32, {4, 3}, {4}), {"bias", "[4]", "[4, 3]"});
+  ExpectInvalid(RunShapes(f32, {5}, f32, {5, 3}, f32, {3}), {"a has 1 dims"});
+  ExpectInvalid(RunShapes(f32, {2, 4, 5}, f32, {3, 5, 3}, f32, {2, 4, 3}), {"batch dims"});
+  // Null storage: 161001 through aclnn, InvalidArgument here, naming the argument.
+  DeviceTensor b(f32, 15), out(f32, 12);
+  const TensorRef null_a = DenseRef(nullptr, f32, {4, 5});
+  const Status s = MatmulEpilogue(null_a, b.Ref({5, 3}), nullptr, nullptr, 1, 1, Activation::kNone,
+                                  out.Ref({4, 3}));
+  ExpectInvalid(s, {"a has null storage"});
+  // out aliasing an input of the product.
+  DeviceTensor ab(f32, 40);
+  ExpectInvalid(MatmulEpilogue(ab.Ref({4, 5}), ab.Ref({5, 3}, {}, 20), nullptr, nullptr, 1, 1,
+                               Activation::kNone, ab.Ref({4, 3}, {}, 8)),
+                {"out overlaps a"});
+}
+
+aclTensor* AclTensorOf(const TensorRef& t, aclDataType dt) {
+  const std::vector<int64_t> s = t.Strides();
+  const int64_t storage = 1 << 16;
+  return aclCreateTensor(t.shape.data(), t.shape.size(), dt, s.data(), t.offset, ACL_FORMAT_ND,
+                         &storage, 1, t.data);
+}
+
+TEST(MatmulEpilogueTest, AclnnEntryPoint) {
+  const int64_t m = 21, k = 34, n = 18;
+  const Operand a = MakeOperand(DType::kF16, {m, k});
+  const Operand wt = MakeOperand(DType::kF16, {k, n}, {1, k});  // w stored (n, k), used as w^T
+  const Operand bias = MakeOperand(DType::kF32, {n}, {}, 0, 7);
+  const Operand res = MakeOperand(DType::kF16, {m, n}, {}, 0, 9);
+  Operand out = MakeOperand(DType::kF16, {m, n});
+  aclTensor* ta = AclTensorOf(a.view, ACL_FLOAT16);
+  aclTensor* tw = AclTensorOf(wt.view, ACL_FLOAT16);
+  aclTensor* tb = AclTensorOf(bias.view, ACL_FLOAT);
+  aclTensor* tr = AclTensorOf(res.view, ACL_FLOAT16);
+  aclTensor* to = AclTensorOf(out.view, ACL_FLOAT16);
+  uint64_t ws_size = 0;
+  aclOpExecutor* e = nullptr;
+  ASSERT_EQ(aclnnAicoreMatmulEpilogueGetWorkspaceSize(
+                ta, tw, tb, tr, 1.0, 1.0, ACLNN_AICORE_ACTIVATION_GELU_TANH, to, &ws_size, &e),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_GT(ws_size, 0u);  // the per-group blocks
+  void* ws = nullptr;
+  ASSERT_EQ(aclrtMalloc(&ws, ws_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclnnAicoreMatmulEpilogue(ws, ws_size, e, nullptr), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  testing::Sync();
+  aclrtFree(ws);
+  const ref::MatmulEpilogueRefResult want = ref::MatmulEpilogueRef(
+      a.logical, {m, k}, wt.logical, {k, n}, ref::BroadcastRef(bias.logical, {n}, {m, n}),
+      res.logical, 1, 1, ref::EpilogueAct::kGeluTanh);
+  const std::vector<double> got = out.dev->Read();
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double tol = want.tol[i] + OutputUnit(DType::kF16) * std::fabs(want.out[i]) + 1e-7;
+    if (!(std::fabs(got[i] - want.out[i]) <= tol) && ++bad <= 5) {
+      ADD_FAILURE() << "element " << i << " is " << got[i] << ", want " << want.out[i];
+    }
+  }
+  EXPECT_EQ(bad, 0);
+
+  // The documented status codes, with the argument named.
+  EXPECT_EQ(
+      aclnnAicoreMatmulEpilogueGetWorkspaceSize(nullptr, tw, tb, tr, 1, 1, 0, to, &ws_size, &e),
+      ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("a is null"), std::string::npos)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(aclnnAicoreMatmulEpilogueGetWorkspaceSize(ta, tw, tb, tr, 1, 1, 9, to, &ws_size, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("activation 9"), std::string::npos)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(aclnnAicoreMatmulEpilogueGetWorkspaceSize(ta, ta, tb, tr, 1, 1, 0, to, &ws_size, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("do not multiply"), std::string::npos)
+      << aclGetRecentErrMsg();
+  for (aclTensor* t : {ta, tw, tb, tr, to}) aclDestroyTensor(t);
+}
+
+}  // namespace
+}  // namespace aicore::ops
