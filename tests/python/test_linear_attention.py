@@ -344,3 +344,29 @@ def test_sdpa_float_mask_keeps_the_composed_path():
     y, names = kernels_of(lambda: ops.scaled_dot_product_attention(q, k, v, add))
     assert not any(n.startswith("ops_flash_attention") for n in names), names
     close(y, sdpa_ref(q.double(), k.double(), v.double(), add.double()), torch.float32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_fused_paths_on_device_tensors(dtype):
+    dev = aicore.device(0)
+    x, w, b = rand((3, 11), dtype, 1, 0.5), rand((5, 11), dtype, 2, 0.5), rand((5,), dtype, 3)
+    with torch.no_grad():
+        y, names = kernels_of(lambda: ops.linear(x.to(dev), w.to(dev), b.to(dev), "silu"))
+    assert "ops_matmul_epilogue" in names and "ops_silu" not in names, names
+    assert y.device == dev
+    close(y, F.silu(F.linear(x.double(), w.double(), b.double())), dtype)
+    q, k, v = rand((2, 7, 8), dtype, 4, 1.0), rand((2, 5, 8), dtype, 5, 1.0), \
+        rand((2, 5, 8), dtype, 6, 1.0)
+    keep = torch.rand(7, 5, generator=torch.Generator().manual_seed(7)) > 0.3
+    keep[:, 0] = True
+    (qm, km, vm), (qr, kr, vr) = leaves(q, k, v)
+    qd, kd, vd = (t.to(dev) for t in (qm, km, vm))
+    a, names = kernels_of(lambda: ops.scaled_dot_product_attention(qd, kd, vd, keep.to(dev)))
+    assert "ops_flash_attention" in names and a.device == dev, names
+    ref = sdpa_ref(qr, kr, vr, keep)
+    close(a, ref, dtype, FLASH_TOL)
+    dy = rand(a.shape, dtype, 8, 1.0)
+    a.backward(dy.to(dev))
+    ref.backward(dy.double())
+    for got, want in ((qm, qr), (km, kr), (vm, vr)):
+        close(got.grad, want.grad, dtype, FLASH_TOL)
