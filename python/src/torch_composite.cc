@@ -160,7 +160,8 @@ at::Tensor FlashAttention(const at::Tensor& q, const at::Tensor& k, const at::Te
 }
 
 // Note [Switching to fused kernels]: softmax(q k^T * scale + mask) v. `keep`: a bool mask
-// (True = attend) or undefined; `add`: a float mask or undefined. Fused (FlashAttention) unless
+// (True = attend) or undefined; `add`: a float mask or undefined; `causal`: attend to j <= i
+// (neither mask given). Fused (FlashAttention) unless
 // there is a float mask or a size the kernel does not take; otherwise composed.
 at::Tensor AttentionCore(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                          const at::Tensor& keep, const at::Tensor& add, bool causal,
@@ -174,10 +175,13 @@ at::Tensor AttentionCore(const at::Tensor& q, const at::Tensor& k, const at::Ten
       std::isfinite(scale)) {
     return FlashAttention(q, k, v, keep, causal, scale, batch);
   }
+  const at::Tensor tril =
+      causal ? at::ones({l, sk}, q.options().dtype(at::kBool)).tril() : at::Tensor();
+  const at::Tensor& kept = causal ? tril : keep;
   // The scale goes onto q (L x E elements) rather than onto the L x S scores.
   at::Tensor s = Matmul(q * scale, k.transpose(-2, -1));
-  if (keep.defined()) {
-    s = s.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+  if (kept.defined()) {
+    s = s.masked_fill(kept.logical_not(), -std::numeric_limits<double>::infinity());
   }
   if (add.defined()) s = s + add;
   static const auto softmax = Op<SoftmaxSig>("aicore::softmax");
@@ -242,8 +246,6 @@ at::Tensor ScaledDotProductAttention(const at::Tensor& query, const at::Tensor& 
   const bool has_mask = attn_mask.has_value() && attn_mask->defined();
   TORCH_CHECK(!(has_mask && is_causal), op, ": attn_mask and is_causal=True are both given; "
               "allowed: one of them");
-  if (is_causal) keep = at::ones({l, s}, query.options().dtype(at::kBool)).tril();
-  // (the fused path takes is_causal as the kernel's causal mode and never reads `keep`)
   if (has_mask) {
     const at::Tensor& m = *attn_mask;
     TORCH_CHECK(m.device() == query.device(), op, ": attn_mask is on device ", m.device(),
