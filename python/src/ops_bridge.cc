@@ -2,7 +2,11 @@
 // user's op, run through the operator library, then a wait on the default stream.
 #include "python/src/ops_bridge.h"
 
+#include <cstdint>
+#include <vector>
+
 #include "aicore/core/status.h"
+#include "aicore/ops/attention/flash_attention.h"
 #include "aicore/ops/ops.h"
 #include "aicore/runtime/stream.h"
 
@@ -103,6 +107,88 @@ void RunAddmm(const char* op, const View& self, const View& mat1, const View& ma
   a.alpha = alpha;
   a.out = Ref(out);
   Finish(op, ops::Run(a));
+}
+
+void RunMatmulEpilogue(const char* op, const View& a, const View& b, const View& bias,
+                       EpilogueAct act, const View& out) {
+  ops::MatmulEpilogueArgs e;
+  e.op = op;
+  e.a = Ref(a);
+  e.b = Ref(b);
+  e.bias = Ref(bias);
+  e.activation = static_cast<ops::Activation>(act);
+  e.out = Ref(out);
+  e.a_name = "input";
+  e.b_name = "weight^T";
+  Finish(op, ops::Run(e));
+}
+
+namespace {
+
+static_assert(static_cast<int>(ops::Activation::kSilu) == static_cast<int>(EpilogueAct::kSilu) &&
+              static_cast<int>(ops::Activation::kGeluTanh) ==
+                  static_cast<int>(EpilogueAct::kGeluTanh));
+
+// The compressed 2048 x 2048 mask sparse mode 2 takes (1 above the diagonal, as documented; the
+// kernel derives the causal positions from the indices). Built once, never freed.
+const ops::TensorRef& CausalMask() {
+  static const ops::TensorRef ref = [] {
+    auto* bytes = new std::vector<uint8_t>(ops::kFaCompressedMask * ops::kFaCompressedMask, 0);
+    for (int64_t i = 0; i < ops::kFaCompressedMask; ++i) {
+      for (int64_t j = i + 1; j < ops::kFaCompressedMask; ++j) {
+        (*bytes)[i * ops::kFaCompressedMask + j] = 1;
+      }
+    }
+    ops::TensorRef r;
+    r.data = bytes->data();
+    r.dtype = DType::kU8;
+    r.shape = {ops::kFaCompressedMask, ops::kFaCompressedMask};
+    r.strides = {ops::kFaCompressedMask, 1};
+    return r;
+  }();
+  return ref;
+}
+
+ops::FlashAttentionAttrs AttentionAttrs(const View& q, bool causal, double scale) {
+  ops::FlashAttentionAttrs attrs;
+  attrs.scale = scale;
+  attrs.head_num = q.shape.size() == 4 ? q.shape[1] : 0;
+  attrs.layout = "BNSD";
+  attrs.sparse_mode = causal ? 2 : 1;
+  return attrs;
+}
+
+// Names the user's op in front of the library entry point's message.
+Status Renamed(const char* op, const Status& s) {
+  if (s.ok()) return s;
+  return Status(s.code(), StrCat(op, ": ", s.message()), s.where());
+}
+
+}  // namespace
+
+void RunFlashAttention(const char* op, const View& q, const View& k, const View& v,
+                       const View* mask, bool causal, double scale, const View& softmax_max,
+                       const View& softmax_sum, const View& out) {
+  ops::TensorRef m;
+  if (mask != nullptr) m = Ref(*mask);
+  const ops::TensorRef* mp = causal ? &CausalMask() : mask != nullptr ? &m : nullptr;
+  Finish(op, Renamed(op, ops::FlashAttentionForward(Ref(q), Ref(k), Ref(v), mp,
+                                                    AttentionAttrs(q, causal, scale),
+                                                    Ref(softmax_max), Ref(softmax_sum),
+                                                    Ref(out))));
+}
+
+void RunFlashAttentionBackward(const char* op, const View& dy, const View& q, const View& k,
+                               const View& v, const View* mask, bool causal, double scale,
+                               const View& softmax_max, const View& softmax_sum,
+                               const View& out, const View& dq, const View& dk, const View& dv) {
+  ops::TensorRef m;
+  if (mask != nullptr) m = Ref(*mask);
+  const ops::TensorRef* mp = causal ? &CausalMask() : mask != nullptr ? &m : nullptr;
+  Finish(op, Renamed(op, ops::FlashAttentionBackward(
+                             Ref(q), Ref(k), Ref(v), Ref(dy), mp, Ref(softmax_max),
+                             Ref(softmax_sum), Ref(out), AttentionAttrs(q, causal, scale),
+                             Ref(dq), Ref(dk), Ref(dv))));
 }
 
 namespace {

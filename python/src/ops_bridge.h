@@ -47,6 +47,26 @@ void RunMatmul(const char* op, const View& self, const View& other, const View& 
 void RunAddmm(const char* op, const View& self, const View& mat1, const View& mat2, double beta,
               double alpha, const View& out);
 
+enum class EpilogueAct { kNone, kRelu, kGeluErf, kGeluTanh, kSilu };
+// out (m, n) = act(a (m, k) @ b (k, n) + bias) in one mix kernel (ops::MatmulEpilogue); bias
+// broadcasts to (m, n); a and b may be transposed views (read in place).
+void RunMatmulEpilogue(const char* op, const View& a, const View& b, const View& bias,
+                       EpilogueAct act, const View& out);
+
+// Flash attention on BNSD views (ops::FlashAttentionForward): out = softmax(scale * q k^T with
+// the masked positions removed) v. mask: nullptr, or a U8 view (1 = masked out) shaped [Sq, Skv]
+// or [B|1, N|1, Sq, Skv] (sparse mode 1); causal: j <= i (sparse mode 2, the mask ignored).
+// softmax_max / softmax_sum: fp32 [B, N, Sq, 8], written for the backward.
+void RunFlashAttention(const char* op, const View& q, const View& k, const View& v,
+                       const View* mask, bool causal, double scale, const View& softmax_max,
+                       const View& softmax_sum, const View& out);
+// The gradients of RunFlashAttention's call from its statistics and output
+// (ops::FlashAttentionBackward); dq, dk, dv shaped as q, k, v.
+void RunFlashAttentionBackward(const char* op, const View& dy, const View& q, const View& k,
+                               const View& v, const View* mask, bool causal, double scale,
+                               const View& softmax_max, const View& softmax_sum,
+                               const View& out, const View& dq, const View& dk, const View& dv);
+
 // out = self + alpha * other (NumPy broadcasting, fp32/fp16/bf16 promotion; ops::Add).
 void RunAdd(const char* op, const View& self, const View& other, double alpha, const View& out);
 // out = self + alpha * scalar (ops::Adds).

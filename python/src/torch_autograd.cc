@@ -17,6 +17,9 @@
 //                 their unit dim back, then lose it)
 //   _linear_bias  g' = g as (rows, out): dx = g' @ w, dw = g'^T @ x, db = sum(g', rows)
 //                 (aicore::matmul; db by torch's sum)
+//   _flash_attention  dq, dk, dv = aicore::_flash_attention_backward (FlashAttentionBackward,
+//                 from the forward's output and softmax statistics); no second derivatives
+//   _linear_epilogue  no backward: inputs that need a gradient are refused (linear composes)
 // (means and sums over the normalized dims; dw, db sum over the leading dims.)
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/ExpandUtils.h>
@@ -287,6 +290,51 @@ class LinearBiasFunction : public torch::autograd::Function<LinearBiasFunction> 
   }
 };
 
+using FlashSig = std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+    const at::Tensor&, const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&,
+    bool, double);
+using FlashBackwardSig = std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+    const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+    const c10::optional<at::Tensor>&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
+    bool, double);
+using LinearEpilogueSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                     c10::string_view);
+
+// mask: a non-differentiable argument, kept in saved_data (not an autograd input).
+class FlashAttentionFunction : public torch::autograd::Function<FlashAttentionFunction> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const at::Tensor& q, const at::Tensor& k,
+                               const at::Tensor& v, const c10::optional<at::Tensor>& mask,
+                               bool is_causal, double scale) {
+    at::Tensor out, mx, sm;
+    {
+      at::AutoDispatchBelowADInplaceOrView guard;
+      static const auto op = Op<FlashSig>("aicore::_flash_attention");
+      std::tie(out, mx, sm) = op.call(q, k, v, mask, is_causal, scale);
+    }
+    ctx->save_for_backward({q, k, v, out, mx, sm});
+    ctx->saved_data["mask"] = mask;
+    ctx->saved_data["is_causal"] = is_causal;
+    ctx->saved_data["scale"] = scale;
+    ctx->mark_non_differentiable({mx, sm});
+    return {out, mx, sm};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    TORCH_CHECK(!at::GradMode::is_enabled(), "aicore::scaled_dot_product_attention: the fused "
+                "kernel's backward is not differentiable (create_graph=True is not supported)");
+    const variable_list s = ctx->get_saved_variables();
+    if (!grads[0].defined()) return {at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(),
+                                     at::Tensor(), at::Tensor()};
+    static const auto op = Op<FlashBackwardSig>("aicore::_flash_attention_backward");
+    at::Tensor dq, dk, dv;
+    std::tie(dq, dk, dv) =
+        op.call(grads[0], s[0], s[1], s[2], ctx->saved_data["mask"].toOptional<at::Tensor>(),
+                s[3], s[4], s[5], ctx->saved_data["is_causal"].toBool(),
+                ctx->saved_data["scale"].toDouble());
+    return {dq, dk, dv, at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
 }  // namespace
 
 at::Tensor LinearBiasAutograd(const at::Tensor& input, const at::Tensor& weight,
@@ -337,6 +385,24 @@ at::Tensor LayerNorm(const at::Tensor& input, at::IntArrayRef normalized_shape,
 at::Tensor RmsNorm(const at::Tensor& input, const at::Tensor& weight, double eps) {
   static const auto op = Op<RmsNormSig>("aicore::native_rms_norm");
   return std::get<0>(op.call(input, weight, eps));
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionAutograd(
+    const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+    const c10::optional<at::Tensor>& mask, bool is_causal, double scale) {
+  const variable_list r = FlashAttentionFunction::apply(query, key, value, mask, is_causal, scale);
+  return {r[0], r[1], r[2]};
+}
+
+at::Tensor LinearEpilogueAutograd(const at::Tensor& input, const at::Tensor& weight,
+                                  const at::Tensor& bias, c10::string_view activation) {
+  TORCH_CHECK(!at::GradMode::is_enabled() ||
+                  !(input.requires_grad() || weight.requires_grad() || bias.requires_grad()),
+              "aicore::_linear_epilogue has no backward; call aicore::linear, which composes "
+              "the op when a gradient is needed");
+  at::AutoDispatchBelowADInplaceOrView guard;
+  static const auto op = Op<LinearEpilogueSig>("aicore::_linear_epilogue");
+  return op.call(input, weight, bias, activation);
 }
 
 }  // namespace aicore::python

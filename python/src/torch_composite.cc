@@ -3,19 +3,29 @@
 // here (naming the op and the argument), then call aicore's ops through the dispatcher, so one
 // body serves CPU, device and Meta tensors and autograd differentiates the parts:
 //
-//   linear     y = act(aicore::_linear_bias(input, weight, bias)): aicore's Addmm, bias added
-//              in its epilogue (no bias: aicore::matmul(input, weight^T))
+//   linear     fused: bias and an activation, no gradient needed -> aicore::_linear_epilogue
+//              (one MatmulEpilogue kernel: act(input @ weight^T + bias), weight^T a view)
+//              otherwise y = act(aicore::_linear_bias(input, weight, bias)): aicore's Addmm,
+//              bias added in its epilogue (no bias: aicore::matmul(input, weight^T))
 //              act: none; relu (torch's masked_fill: aicore has no relu operator);
 //              gelu -> aicore::gelu(y, "none"); silu -> aicore::silu(y)
-//   attention  s = aicore::matmul(q * scale, k^T); causal or bool mask: s[~keep] = -inf;
-//              float mask: s += mask; p = aicore::softmax(s, -1); out = aicore::matmul(p, v)
+//              (training keeps the composition: its backward needs the pre-activation y, which
+//              the composed graph keeps and the fused kernel does not write)
+//   attention  fused: no float mask, a bool mask or is_causal or none, 1 <= E, Ev <= 768,
+//              L, S >= 1 -> aicore::_flash_attention on BNSD views (B = the broadcast batch
+//              dims, N = 1; mask: 1 = masked out; causal: sparse mode 2) with its autograd
+//              through aicore::_flash_attention_backward
+//              otherwise s = aicore::matmul(q * scale, k^T); causal or bool mask:
+//              s[~keep] = -inf; float mask: s += mask; p = aicore::softmax(s, -1);
+//              out = aicore::matmul(p, v)
 //
 // Note [Switching to fused kernels]: LinearEpilogue and AttentionCore are the one place each
-// where a fused aicore operator (a matmul with a bias + activation epilogue; flash attention)
-// replaces the composition; the argument checks and the op's schema stay as they are.
+// where a fused aicore operator replaces the composition; the argument checks and the op's
+// schema stay as they are.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/GradMode.h>
 
 #include <cmath>
 #include <limits>
@@ -72,9 +82,23 @@ Activation ParseActivation(c10::string_view a) {
               "' is not allowed; allowed: 'none', 'relu', 'gelu', 'silu'");
 }
 
-// Note [Switching to fused kernels]: y = act(input @ weight^T + bias), composed.
+const char* ActivationName(Activation act) {
+  return act == Activation::kRelu ? "relu" : act == Activation::kGelu ? "gelu" : "silu";
+}
+
+// Note [Switching to fused kernels]: y = act(input @ weight^T + bias), fused when there is a
+// bias, an activation, no gradient to record and a non-empty product.
 at::Tensor LinearEpilogue(const at::Tensor& input, const at::Tensor& weight,
                           const at::Tensor& bias, Activation act) {
+  const bool needs_grad =
+      at::GradMode::is_enabled() &&
+      (input.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
+  if (bias.defined() && act != Activation::kNone && !needs_grad && weight.size(1) > 0) {
+    using EpilogueSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                                   c10::string_view);
+    static const auto fused = Op<EpilogueSig>("aicore::_linear_epilogue");
+    return fused.call(input, weight, bias, ActivationName(act));
+  }
   at::Tensor y;
   if (bias.defined()) {
     static const auto linear_bias = Op<LinearBiasSig>("aicore::_linear_bias");
@@ -99,14 +123,65 @@ at::Tensor LinearEpilogue(const at::Tensor& input, const at::Tensor& weight,
   return y;
 }
 
-// Note [Switching to fused kernels]: softmax(q k^T * scale + mask) v, composed. `keep`: a bool
-// mask (True = attend) or undefined; `add`: a float mask or undefined.
+// softmax(q k^T * scale, masked) v by aicore::_flash_attention: q, k, v expanded to the
+// broadcast batch `batch` and viewed as BNSD (B = prod(batch), N = 1); `keep` (a bool mask,
+// True = attend, broadcasting to batch + [L, S]) becomes the op's uint8 mask (1 = masked out),
+// [L, S] when it has no batch dims of its own.
+at::Tensor FlashAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                          const at::Tensor& keep, bool causal, double scale,
+                          const std::vector<int64_t>& batch) {
+  int64_t b = 1;
+  for (int64_t d : batch) b *= d;
+  const int64_t l = q.size(-2), s = k.size(-2), e = q.size(-1), ev = v.size(-1);
+  auto bnsd = [&](const at::Tensor& t, int64_t rows, int64_t cols) {
+    std::vector<int64_t> full = batch;
+    full.insert(full.end(), {rows, cols});
+    return t.expand(full).reshape({b, 1, rows, cols});
+  };
+  c10::optional<at::Tensor> mask;
+  if (keep.defined() && !causal) {
+    const at::Tensor masked = keep.logical_not().to(at::kByte);
+    bool batched = false;
+    for (int64_t i = 0; i + 2 < masked.dim(); ++i) batched = batched || masked.size(i) != 1;
+    mask = batched ? bnsd(masked, l, s).contiguous()
+                   : masked.reshape({-1, masked.size(-2), masked.size(-1)})[0]
+                         .expand({l, s})
+                         .contiguous();
+  }
+  using FlashSig = std::tuple<at::Tensor, at::Tensor, at::Tensor>(
+      const at::Tensor&, const at::Tensor&, const at::Tensor&, const c10::optional<at::Tensor>&,
+      bool, double);
+  static const auto flash = Op<FlashSig>("aicore::_flash_attention");
+  const at::Tensor out = std::get<0>(
+      flash.call(bnsd(q, l, e), bnsd(k, s, e), bnsd(v, s, ev), mask, causal, scale));
+  std::vector<int64_t> out_shape = batch;
+  out_shape.insert(out_shape.end(), {l, ev});
+  return out.view(out_shape);
+}
+
+// Note [Switching to fused kernels]: softmax(q k^T * scale + mask) v. `keep`: a bool mask
+// (True = attend) or undefined; `add`: a float mask or undefined; `causal`: attend to j <= i
+// (neither mask given). Fused (FlashAttention) unless
+// there is a float mask or a size the kernel does not take; otherwise composed.
 at::Tensor AttentionCore(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                         const at::Tensor& keep, const at::Tensor& add, double scale) {
+                         const at::Tensor& keep, const at::Tensor& add, bool causal,
+                         double scale, const std::vector<int64_t>& batch) {
+  int64_t b = 1;
+  for (int64_t d : batch) b *= d;
+  const int64_t l = q.size(-2), sk = k.size(-2), e = q.size(-1), ev = v.size(-1);
+  constexpr int64_t kMaxHeadDim = 768, kMaxSeq = int64_t{1} << 20, kMaxBatch = int64_t{2} << 20;
+  if (!add.defined() && b >= 1 && b <= kMaxBatch && l >= 1 && sk >= 1 && l <= kMaxSeq &&
+      sk <= kMaxSeq && e >= 1 && ev >= 1 && e <= kMaxHeadDim && ev <= kMaxHeadDim &&
+      std::isfinite(scale)) {
+    return FlashAttention(q, k, v, keep, causal, scale, batch);
+  }
+  const at::Tensor tril =
+      causal ? at::ones({l, sk}, q.options().dtype(at::kBool)).tril() : at::Tensor();
+  const at::Tensor& kept = causal ? tril : keep;
   // The scale goes onto q (L x E elements) rather than onto the L x S scores.
   at::Tensor s = Matmul(q * scale, k.transpose(-2, -1));
-  if (keep.defined()) {
-    s = s.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+  if (kept.defined()) {
+    s = s.masked_fill(kept.logical_not(), -std::numeric_limits<double>::infinity());
   }
   if (add.defined()) s = s + add;
   static const auto softmax = Op<SoftmaxSig>("aicore::softmax");
@@ -171,7 +246,6 @@ at::Tensor ScaledDotProductAttention(const at::Tensor& query, const at::Tensor& 
   const bool has_mask = attn_mask.has_value() && attn_mask->defined();
   TORCH_CHECK(!(has_mask && is_causal), op, ": attn_mask and is_causal=True are both given; "
               "allowed: one of them");
-  if (is_causal) keep = at::ones({l, s}, query.options().dtype(at::kBool)).tril();
   if (has_mask) {
     const at::Tensor& m = *attn_mask;
     TORCH_CHECK(m.device() == query.device(), op, ": attn_mask is on device ", m.device(),
@@ -186,7 +260,7 @@ at::Tensor ScaledDotProductAttention(const at::Tensor& query, const at::Tensor& 
   }
   const double sc =
       scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
-  return AttentionCore(query, key, value, keep, add, sc);
+  return AttentionCore(query, key, value, keep, add, is_causal, sc, batch);
 }
 
 }  // namespace aicore::python

@@ -359,6 +359,123 @@ at::Tensor LinearBiasCpu(const at::Tensor& input, const at::Tensor& weight,
   return out;
 }
 
+at::Tensor LinearEpilogueCpu(const at::Tensor& input, const at::Tensor& weight,
+                             const at::Tensor& bias, c10::string_view activation) {
+  const char* op = "aicore::linear";
+  EpilogueAct act;
+  if (activation == "none") {
+    act = EpilogueAct::kNone;
+  } else if (activation == "relu") {
+    act = EpilogueAct::kRelu;
+  } else if (activation == "gelu") {
+    act = EpilogueAct::kGeluErf;
+  } else if (activation == "silu") {
+    act = EpilogueAct::kSilu;
+  } else {
+    TORCH_CHECK(false, op, ": activation '", std::string(activation),
+                "' is not allowed; allowed: 'none', 'relu', 'gelu', 'silu'");
+  }
+  CheckTensor(op, "input", input);
+  CheckTensor(op, "weight", weight);
+  CheckTensor(op, "bias", bias);
+  TORCH_CHECK(input.dim() >= 1 && weight.dim() == 2 && bias.dim() == 1 &&
+                  input.size(-1) == weight.size(1) && bias.size(0) == weight.size(0),
+              op, ": input of shape ", input.sizes(), ", weight of shape ", weight.sizes(),
+              " and bias of shape ", bias.sizes(), " do not make a linear layer");
+  TORCH_CHECK(weight.scalar_type() == input.scalar_type() &&
+                  bias.scalar_type() == input.scalar_type(),
+              op, ": input, weight and bias must have one dtype");
+  const int64_t k = weight.size(1), n = weight.size(0);
+  std::vector<int64_t> out_shape = input.sizes().slice(0, input.dim() - 1).vec();
+  out_shape.push_back(n);
+  at::Tensor out = at::empty(out_shape, input.options().memory_format(
+                                            at::MemoryFormat::Contiguous));
+  if (g_device == c10::DeviceType::Meta || out.numel() == 0) return out;
+  TORCH_CHECK(k > 0, op, ": the fused epilogue needs in_features > 0");
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < input.dim(); ++i) rows *= input.size(i);
+  const at::Tensor y = out.view({rows, n});
+  const at::Tensor x = input.reshape({rows, k});
+  // weight is [out, in]: its transpose is a view the kernel reads in place.
+  Call([&] {
+    RunMatmulEpilogue(op, ViewOf(x), ViewOf(weight.t()), ViewOf(bias), act, ViewOf(y));
+  });
+  return out;
+}
+
+namespace {
+
+constexpr const char* kAttentionOp = "aicore::scaled_dot_product_attention";
+
+// Checks q, k, v as the fused kernel takes them: 4-D BNSD of one dtype, B, N and S agreeing.
+void CheckAttention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                    const c10::optional<at::Tensor>& mask) {
+  const char* op = kAttentionOp;
+  CheckTensor(op, "query", q);
+  CheckTensor(op, "key", k);
+  CheckTensor(op, "value", v);
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, op,
+              ": the fused kernel takes 4-D (B, N, S, E) query, key and value");
+  TORCH_CHECK(k.scalar_type() == q.scalar_type() && v.scalar_type() == q.scalar_type(), op,
+              ": query, key and value must have one dtype");
+  if (mask.has_value() && mask->defined()) {
+    TORCH_CHECK(mask->scalar_type() == at::kByte && mask->device().type() == g_device, op,
+                ": the fused kernel's mask must be a uint8 tensor on query's device");
+  }
+}
+
+View MaskView(const c10::optional<at::Tensor>& mask) {
+  View m = ViewOf(*mask);
+  m.dtype = DType::kU8;
+  return m;
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionCpu(
+    const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+    const c10::optional<at::Tensor>& mask, bool is_causal, double scale) {
+  CheckAttention(query, key, value, mask);
+  std::vector<int64_t> out_shape = query.sizes().vec();
+  out_shape[3] = value.size(3);
+  const auto f32 = query.options().dtype(at::kFloat).memory_format(at::MemoryFormat::Contiguous);
+  at::Tensor out = at::empty(out_shape, query.options().memory_format(
+                                            at::MemoryFormat::Contiguous));
+  at::Tensor mx = at::empty({query.size(0), query.size(1), query.size(2), 8}, f32);
+  at::Tensor sm = at::empty({query.size(0), query.size(1), query.size(2), 8}, f32);
+  const bool has_mask = mask.has_value() && mask->defined();
+  Call([&] {
+    const View m = has_mask ? MaskView(mask) : View();
+    RunFlashAttention(kAttentionOp, ViewOf(query), ViewOf(key), ViewOf(value),
+                      has_mask ? &m : nullptr, is_causal, scale, ViewOf(mx), ViewOf(sm),
+                      ViewOf(out));
+  });
+  return {out, mx, sm};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionBackwardCpu(
+    const at::Tensor& grad, const at::Tensor& query, const at::Tensor& key,
+    const at::Tensor& value, const c10::optional<at::Tensor>& mask, const at::Tensor& out,
+    const at::Tensor& softmax_max, const at::Tensor& softmax_sum, bool is_causal, double scale) {
+  CheckAttention(query, key, value, mask);
+  CheckTensor(kAttentionOp, "grad", grad);
+  const auto contiguous = at::MemoryFormat::Contiguous;
+  at::Tensor dq = at::empty(query.sizes(), query.options().memory_format(contiguous));
+  at::Tensor dk = at::empty(key.sizes(), key.options().memory_format(contiguous));
+  at::Tensor dv = at::empty(value.sizes(), value.options().memory_format(contiguous));
+  const bool has_mask = mask.has_value() && mask->defined();
+  const at::Tensor g = grad.scalar_type() == query.scalar_type() ? grad
+                                                                 : grad.to(query.scalar_type());
+  Call([&] {
+    const View m = has_mask ? MaskView(mask) : View();
+    RunFlashAttentionBackward(kAttentionOp, ViewOf(g), ViewOf(query), ViewOf(key),
+                              ViewOf(value), has_mask ? &m : nullptr, is_causal, scale,
+                              ViewOf(softmax_max), ViewOf(softmax_sum), ViewOf(out), ViewOf(dq),
+                              ViewOf(dk), ViewOf(dv));
+  });
+  return {dq, dk, dv};
+}
+
 namespace {
 
 // Runs a kernel body for device type `Type`: the same checks and output shapes; Meta computes
@@ -405,6 +522,24 @@ auto AsKernel(Args... args) {
   at::Tensor LinearBias##Suffix(const at::Tensor& input, const at::Tensor& weight,          \
                                 const at::Tensor& bias) {                                    \
     return AsKernel<Type, LinearBiasCpu>(input, weight, bias);                               \
+  }                                                                                          \
+  at::Tensor LinearEpilogue##Suffix(const at::Tensor& input, const at::Tensor& weight,      \
+                                    const at::Tensor& bias, c10::string_view activation) {  \
+    return AsKernel<Type, LinearEpilogueCpu>(input, weight, bias, activation);               \
+  }                                                                                          \
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttention##Suffix(                     \
+      const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,               \
+      const c10::optional<at::Tensor>& mask, bool is_causal, double scale) {                 \
+    return AsKernel<Type, FlashAttentionCpu>(query, key, value, mask, is_causal, scale);     \
+  }                                                                                          \
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionBackward##Suffix(             \
+      const at::Tensor& grad, const at::Tensor& query, const at::Tensor& key,                \
+      const at::Tensor& value, const c10::optional<at::Tensor>& mask, const at::Tensor& out, \
+      const at::Tensor& softmax_max, const at::Tensor& softmax_sum, bool is_causal,          \
+      double scale) {                                                                        \
+    return AsKernel<Type, FlashAttentionBackwardCpu>(grad, query, key, value, mask, out,     \
+                                                     softmax_max, softmax_sum, is_causal,    \
+                                                     scale);                                 \
   }
 
 AICORE_DEVICE_KERNELS(Meta, c10::DeviceType::Meta)

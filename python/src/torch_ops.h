@@ -36,6 +36,37 @@ at::Tensor MatmulCpu(const at::Tensor& self, const at::Tensor& other);
 at::Tensor LinearBiasCpu(const at::Tensor& input, const at::Tensor& weight,
                          const at::Tensor& bias);
 
+// aicore::_linear_epilogue: act(input @ weight^T + bias) by one MatmulEpilogue call (weight^T
+// read in place); activation "none", "relu", "gelu" (erf) or "silu"; in_features > 0.
+#define AICORE_FUSED_DECLS(Suffix)                                                           \
+  at::Tensor LinearEpilogue##Suffix(const at::Tensor& input, const at::Tensor& weight,      \
+                                    const at::Tensor& bias, c10::string_view activation);   \
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttention##Suffix(                     \
+      const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,               \
+      const c10::optional<at::Tensor>& mask, bool is_causal, double scale);                  \
+  std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionBackward##Suffix(             \
+      const at::Tensor& grad, const at::Tensor& query, const at::Tensor& key,                \
+      const at::Tensor& value, const c10::optional<at::Tensor>& mask, const at::Tensor& out, \
+      const at::Tensor& softmax_max, const at::Tensor& softmax_sum, bool is_causal,          \
+      double scale);
+// aicore::_flash_attention: (out, softmax_max, softmax_sum) of FlashAttentionForward on 4-D
+// BNSD query/key/value of one dtype; mask: uint8 (1 = masked out), [S_q, S_kv] or
+// [B|1, 1, S_q, S_kv], or None; is_causal: j <= i (the mask ignored).
+// aicore::_flash_attention_backward: (dq, dk, dv) by FlashAttentionBackward from the forward's
+// out and statistics. Cpu, Meta and Device (PrivateUse1) kernels.
+AICORE_FUSED_DECLS(Cpu)
+AICORE_FUSED_DECLS(Meta)
+AICORE_FUSED_DECLS(Device)
+#undef AICORE_FUSED_DECLS
+// The Autograd kernels of the fused ops: _flash_attention records a node whose backward is
+// _flash_attention_backward; _linear_epilogue refuses inputs that need a gradient (linear keeps
+// its composed path for training).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> FlashAttentionAutograd(
+    const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+    const c10::optional<at::Tensor>& mask, bool is_causal, double scale);
+at::Tensor LinearEpilogueAutograd(const at::Tensor& input, const at::Tensor& weight,
+                                  const at::Tensor& bias, c10::string_view activation);
+
 // The Meta kernels: the CPU kernels' checks and output shapes and dtypes, on meta tensors
 // (torch.fx / make_fx tracing, shape inference).
 at::Tensor SoftmaxMeta(const at::Tensor& self, int64_t dim, c10::optional<at::ScalarType> dtype);

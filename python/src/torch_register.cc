@@ -37,6 +37,12 @@ void Define(torch::Library& m) {
   m.def("silu(Tensor self) -> Tensor");
   m.def("matmul(Tensor self, Tensor other) -> Tensor");
   m.def("_linear_bias(Tensor input, Tensor weight, Tensor bias) -> Tensor");
+  m.def("_linear_epilogue(Tensor input, Tensor weight, Tensor bias, str activation) -> Tensor");
+  m.def("_flash_attention(Tensor query, Tensor key, Tensor value, Tensor? mask, bool is_causal, "
+        "float scale) -> (Tensor, Tensor, Tensor)");
+  m.def("_flash_attention_backward(Tensor grad, Tensor query, Tensor key, Tensor value, "
+        "Tensor? mask, Tensor out, Tensor softmax_max, Tensor softmax_sum, bool is_causal, "
+        "float scale) -> (Tensor, Tensor, Tensor)");
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None, str activation='none') -> Tensor");
   m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
         "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, "
@@ -55,6 +61,9 @@ void ImplCpu(torch::Library& m) {
   m.impl("silu", TORCH_FN(SiluCpu));
   m.impl("matmul", TORCH_FN(MatmulCpu));
   m.impl("_linear_bias", TORCH_FN(LinearBiasCpu));
+  m.impl("_linear_epilogue", TORCH_FN(LinearEpilogueCpu));
+  m.impl("_flash_attention", TORCH_FN(FlashAttentionCpu));
+  m.impl("_flash_attention_backward", TORCH_FN(FlashAttentionBackwardCpu));
 }
 
 void ImplMeta(torch::Library& m) {
@@ -66,6 +75,9 @@ void ImplMeta(torch::Library& m) {
   m.impl("silu", TORCH_FN(SiluMeta));
   m.impl("matmul", TORCH_FN(MatmulMeta));
   m.impl("_linear_bias", TORCH_FN(LinearBiasMeta));
+  m.impl("_linear_epilogue", TORCH_FN(LinearEpilogueMeta));
+  m.impl("_flash_attention", TORCH_FN(FlashAttentionMeta));
+  m.impl("_flash_attention_backward", TORCH_FN(FlashAttentionBackwardMeta));
 }
 
 void ImplDevice(torch::Library& m) {
@@ -77,6 +89,9 @@ void ImplDevice(torch::Library& m) {
   m.impl("silu", TORCH_FN(SiluDevice));
   m.impl("matmul", TORCH_FN(MatmulDevice));
   m.impl("_linear_bias", TORCH_FN(LinearBiasDevice));
+  m.impl("_linear_epilogue", TORCH_FN(LinearEpilogueDevice));
+  m.impl("_flash_attention", TORCH_FN(FlashAttentionDevice));
+  m.impl("_flash_attention_backward", TORCH_FN(FlashAttentionBackwardDevice));
 }
 
 void ImplAutograd(torch::Library& m) {
@@ -88,6 +103,8 @@ void ImplAutograd(torch::Library& m) {
   m.impl("silu", TORCH_FN(SiluAutograd));
   m.impl("matmul", TORCH_FN(MatmulAutograd));
   m.impl("_linear_bias", TORCH_FN(LinearBiasAutograd));
+  m.impl("_linear_epilogue", TORCH_FN(LinearEpilogueAutograd));
+  m.impl("_flash_attention", TORCH_FN(FlashAttentionAutograd));
 }
 
 void ImplComposite(torch::Library& m) {

@@ -252,3 +252,121 @@ def test_on_device_tensors(dtype):
 def test_bad_input_raises(call, message):
     with pytest.raises(RuntimeError, match=message):
         call()
+
+
+# The fused paths (docs/pytorch.md "Fused kernels"): which aicore kernels a call launches, from
+# aicore.profile's launch list.
+def kernels_of(fn):
+    with aicore.profile(print_table=False, torch_ops=False) as prof:
+        result = fn()
+    return result, {r["kernel"] for r in prof.launches}
+
+
+FLASH_TOL = {torch.float32: (2e-5, 2e-5), torch.float16: (4e-3, 4e-3),
+             torch.bfloat16: (3e-2, 3e-2)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("activation", ["relu", "gelu", "silu"])
+def test_linear_with_bias_and_activation_runs_one_epilogue_kernel(activation, dtype):
+    x, w, b = rand((2, 5, 13), dtype, 1, 0.5), rand((7, 13), dtype, 2, 0.5), rand((7,), dtype, 3)
+    with torch.no_grad():
+        y, names = kernels_of(lambda: ops.linear(x, w, b, activation))
+    assert names == {"ops_matmul_epilogue"}, names
+    close(y, ACTIVATIONS[activation](F.linear(x.double(), w.double(), b.double())), dtype)
+
+
+def test_linear_training_keeps_the_composed_path_and_its_gradients():
+    x, w, b = rand((4, 13), torch.float32, 1, 0.5), rand((7, 13), torch.float32, 2, 0.5), \
+        rand((7,), torch.float32, 3)
+    (xm, wm, bm), (xr, wr, br) = leaves(x, w, b)
+    y, names = kernels_of(lambda: ops.linear(xm, wm, bm, "gelu"))
+    assert "ops_gelu_erf" in names, names  # composed: the Addmm, then a separate gelu kernel
+    ref = F.gelu(F.linear(xr, wr, br))
+    close(y, ref, torch.float32)
+    y.sum().backward()
+    ref.sum().backward()
+    for got, want in ((xm, xr), (wm, wr), (bm, br)):
+        close(got.grad, want.grad, torch.float32)
+    with pytest.raises(RuntimeError, match=r"aicore::_linear_epilogue has no backward"):
+        ops._linear_epilogue(xm, wm, bm, "gelu")
+
+
+FLASH_CASES = [  # (q shape, k shape, v shape, mask)
+    ((1, 5, 8), (1, 7, 8), (1, 7, 8), None),
+    ((2, 3, 17, 16), (2, 3, 11, 16), (2, 3, 11, 16), None),
+    ((2, 3, 17, 16), (2, 3, 11, 16), (2, 3, 11, 16), "bool"),        # [L, S]
+    ((2, 3, 9, 8), (2, 3, 9, 8), (2, 3, 9, 5), "bool_batched"),       # [2, 3, L, S], Ev != E
+    ((2, 1, 9, 8), (1, 3, 9, 8), (1, 3, 9, 8), "causal"),             # broadcast batch
+    ((3, 13, 8), (3, 7, 8), (3, 7, 8), "causal"),                      # L > S
+]
+
+
+def flash_mask(kind, q, k, seed):
+    l, s = q.shape[-2], k.shape[-2]
+    g = torch.Generator().manual_seed(seed)
+    if kind == "bool":
+        m = torch.rand(l, s, generator=g) > 0.3
+    elif kind == "bool_batched":
+        m = torch.rand(2, 3, l, s, generator=g) > 0.3
+    else:
+        return None
+    m[..., 0] = True  # no fully masked row (the fused kernel gives 0 there, torch NaN)
+    return m
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("case", FLASH_CASES, ids=str)
+def test_sdpa_takes_flash_attention_values_and_gradients(case, dtype):
+    qs, ks, vs, kind = case
+    q, k, v = rand(qs, dtype, 1, 1.0), rand(ks, dtype, 2, 1.0), rand(vs, dtype, 3, 1.0)
+    mask = flash_mask(kind, q, k, 4)
+    kwargs = {"attn_mask": mask} if mask is not None else {}
+    if kind == "causal":
+        kwargs = {"is_causal": True}
+    (qm, km, vm), (qr, kr, vr) = leaves(q, k, v)
+    y, fwd = kernels_of(lambda: ops.scaled_dot_product_attention(qm, km, vm, **kwargs))
+    assert "ops_flash_attention" in fwd and "ops_matmul" not in str(fwd), fwd
+    ref = sdpa_ref(qr, kr, vr, **kwargs)
+    close(y, ref, dtype, FLASH_TOL)
+    dy = rand(y.shape, dtype, 5, 1.0)
+    _, bwd = kernels_of(lambda: y.backward(dy))
+    assert {"ops_flash_attention_grad_dq", "ops_flash_attention_grad_dkv"} <= bwd, bwd
+    ref.backward(dy.double())
+    for got, want in ((qm, qr), (km, kr), (vm, vr)):
+        close(got.grad, want.grad, dtype, FLASH_TOL)
+
+
+def test_sdpa_float_mask_keeps_the_composed_path():
+    q, k, v = rand((2, 5, 8), torch.float32, 1), rand((2, 7, 8), torch.float32, 2), \
+        rand((2, 7, 8), torch.float32, 3)
+    add = rand((5, 7), torch.float32, 4)
+    y, names = kernels_of(lambda: ops.scaled_dot_product_attention(q, k, v, add))
+    assert not any(n.startswith("ops_flash_attention") for n in names), names
+    close(y, sdpa_ref(q.double(), k.double(), v.double(), add.double()), torch.float32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_fused_paths_on_device_tensors(dtype):
+    dev = aicore.device(0)
+    x, w, b = rand((3, 11), dtype, 1, 0.5), rand((5, 11), dtype, 2, 0.5), rand((5,), dtype, 3)
+    with torch.no_grad():
+        y, names = kernels_of(lambda: ops.linear(x.to(dev), w.to(dev), b.to(dev), "silu"))
+    assert "ops_matmul_epilogue" in names and "ops_silu" not in names, names
+    assert y.device == dev
+    close(y, F.silu(F.linear(x.double(), w.double(), b.double())), dtype)
+    q, k, v = rand((2, 7, 8), dtype, 4, 1.0), rand((2, 5, 8), dtype, 5, 1.0), \
+        rand((2, 5, 8), dtype, 6, 1.0)
+    keep = torch.rand(7, 5, generator=torch.Generator().manual_seed(7)) > 0.3
+    keep[:, 0] = True
+    (qm, km, vm), (qr, kr, vr) = leaves(q, k, v)
+    qd, kd, vd = (t.to(dev) for t in (qm, km, vm))
+    a, names = kernels_of(lambda: ops.scaled_dot_product_attention(qd, kd, vd, keep.to(dev)))
+    assert "ops_flash_attention" in names and a.device == dev, names
+    ref = sdpa_ref(qr, kr, vr, keep)
+    close(a, ref, dtype, FLASH_TOL)
+    dy = rand(a.shape, dtype, 8, 1.0)
+    a.backward(dy.to(dev))
+    ref.backward(dy.double())
+    for got, want in ((qm, qr), (km, kr), (vm, vr)):
+        close(got.grad, want.grad, dtype, FLASH_TOL)
