@@ -197,6 +197,17 @@ TEST(NormOpsTest, RmsNormShapesAndDTypes) {
   }
 }
 
+TEST(NormOpsTest, SeveralRowsPerTileUpToTheUbBudget) {
+  // 4096 columns: 16-bit queue slots hold twice the rows of fp32; enough rows that every block
+  // takes a full tile and a tail. The kernel fails the launch if UB is exceeded.
+  const int64_t rows = 4 * BudgetOf(arch::DefaultChip()).cores + 5;
+  for (DType dt : kDTypes) {
+    CheckLayerNorm({dt, rows, 4096, true, true, dt, -2, 2});
+    CheckLayerNorm({dt, rows, 4096, true, false, DType::kF32, -2, 2});
+    CheckRmsNorm(dt, dt, {rows, 4096}, 1);
+  }
+}
+
 TEST(NormOpsTest, RmsNormShapeRulesAreTilingErrors) {
   RmsNormArgs a;
   DeviceTensor x(DType::kF32, 24), y(DType::kF32, 24), g(DType::kF32, 4), r(DType::kF32, 6);

@@ -50,6 +50,25 @@ TEST(SoftmaxOpsTest, OnePassShapes) {
   }
 }
 
+TEST(SoftmaxOpsTest, SixteenBitRowsPackSeveralPerTileUpToTheUbBudget) {
+  // 16-bit queue slots hold 4 rows of 4096 columns in 192 KiB (fp32: 2); enough rows that every
+  // block takes a full tile and a tail. The kernel fails the launch if UB is exceeded.
+  const arch::Chip& chip = arch::DefaultChip();
+  const int64_t rows = 4 * BudgetOf(chip).cores + 5, cols = 4096;
+  for (DType dt : kDTypes) {
+    SoftmaxArgs a;
+    a.self = DenseRef(nullptr, dt, {rows, cols});
+    a.out = a.self;
+    const SoftmaxPlan p = Plan(a, chip);
+    EXPECT_FALSE(p.rows.tiling.online);
+    EXPECT_GE(p.rows.tiling.rows_per_tile, dt == DType::kF32 ? 2u : 4u) << OpDTypeName(dt);
+    CheckLastDim(dt, dt, rows, cols, false, -6, 6);
+    CheckLastDim(dt, dt, rows, cols, true, -6, 6);
+  }
+  CheckLastDim(DType::kF16, DType::kF32, rows, cols, false, -6, 6);
+  CheckLastDim(DType::kF32, DType::kBF16, rows, cols, true, -6, 6);
+}
+
 TEST(SoftmaxOpsTest, RowsLongerThanUbTakeTheOnlinePass) {
   // 20011 fp32 columns do not fit 192 KiB of UB with double buffering; 3001 do not fit 16 KiB.
   const SoftmaxPlan p = [] {

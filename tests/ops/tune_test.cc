@@ -162,8 +162,9 @@ TEST_F(TuneTest, RowReduceCandidatesStartWithTheHeuristicAndAreDistinct) {
   const auto longer = patterns::RowReduceCandidates(3, 200000, chip);
   for (const auto& k : longer) EXPECT_TRUE(k.online);
   EXPECT_GE(longer.size(), 3u);
-  // A row that fits UB only single-buffered: the heuristic goes online, a candidate reads it once.
-  const int64_t single_cols = static_cast<int64_t>(BudgetOf(chip).ub_bytes / 40 / 16 * 16);
+  // A row that fits UB only single-buffered (the default storage costs 36 bytes per column
+  // double-buffered, 28 single): the heuristic goes online, a candidate reads it once.
+  const int64_t single_cols = static_cast<int64_t>(BudgetOf(chip).ub_bytes / 32 / 16 * 16);
   const auto single = patterns::RowReduceCandidates(9, single_cols, chip);
   EXPECT_TRUE(single[0].online);
   bool one_pass_depth1 = false;
@@ -172,6 +173,33 @@ TEST_F(TuneTest, RowReduceCandidatesStartWithTheHeuristicAndAreDistinct) {
   // A tiny budget keeps every candidate's tiles inside it.
   const auto capped = patterns::RowReduceCandidates(64, 3000, chip, 16 << 10);
   for (const auto& k : capped) EXPECT_TRUE(k.online) << patterns::RowReduceKnobsLabel(k);
+}
+
+TEST_F(TuneTest, RowReduceCandidatesFitTheBudgetOfTheirStorage) {
+  const arch::Chip& chip = arch::DefaultChip();
+  const uint64_t ub = BudgetOf(chip).ub_bytes;
+  const std::vector<patterns::RowReduceStorage> storages = {
+      {}, {2, 0, 2, 0}, {2, 0, 2, 2}, {4, 0, 2, 1}, {2, 2, 2, 0}, {4, 4, 0, 0}, {2, 4, 4, 2}};
+  for (const patterns::RowReduceStorage& s : storages) {
+    for (const auto& [rows, cols, cap] : std::vector<std::tuple<int64_t, int64_t, uint64_t>>{
+             {4096, 4096, 0}, {65536, 1024, 0}, {1024, 32768, 0}, {7, 1000, 0}, {1, 33, 0},
+             {3, 200000, 0}, {64, 3000, 16 << 10}, {9, 6000, 0}}) {
+      const uint64_t budget = cap > 0 ? cap : ub;
+      for (const auto& k : patterns::RowReduceCandidates(rows, cols, chip, cap, s)) {
+        const auto p = patterns::RealizeRowReduce(rows, cols, chip, k);
+        EXPECT_LE(patterns::RowReduceUbBytes(s, p.tiling.chunk, p.tiling.rows_per_tile,
+                                             p.tiling.depth),
+                  budget)
+            << rows << "x" << cols << " " << patterns::RowReduceKnobsLabel(k);
+      }
+    }
+  }
+  // 16-bit storage holds twice the rows of fp32 (4096 columns: 1 row of fp32 with two
+  // parameters, 4 of fp16 softmax).
+  const auto f32 = patterns::HeuristicRowReduceKnobs(4096, chip);
+  const auto f16 = patterns::HeuristicRowReduceKnobs(4096, chip, 0, {2, 0, 2, 0});
+  EXPECT_FALSE(f16.online);
+  EXPECT_GE(f16.rows_per_tile, 2 * f32.rows_per_tile);
 }
 
 TEST_F(TuneTest, ElementwiseCandidatesStartWithTheHeuristicAndFitTheBudget) {
@@ -528,7 +556,7 @@ TEST_F(TuneTest, EverySoftmaxBackwardCandidateComputesTheSameResult) {
     a.max_ub_bytes = cap;
     SoftmaxPlan p = Plan(a, chip);
     const std::vector<double> want = RunWith(a, p, out);
-    const auto cands = patterns::RowReduceCandidates(rows, cols, chip, cap, 2);
+    const auto cands = patterns::RowReduceCandidates(rows, cols, chip, cap, {4, 4, 4, 0});
     ASSERT_GE(cands.size(), 2u);
     for (const auto& k : cands) {
       p.rows = patterns::RealizeRowReduce(rows, cols, chip, k);

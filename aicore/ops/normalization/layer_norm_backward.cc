@@ -252,13 +252,15 @@ LayerNormBackwardPlan Plan(const LayerNormBackwardArgs& a, const arch::Chip& chi
   p.n = 1;
   for (int64_t d : a.normalized_shape) p.n *= d;
   p.m = a.input.NumElements() / p.n;
+  // Budgeted as the widest the stages launch: two fp32 inputs, an fp32 output, two parameters.
+  const patterns::RowReduceStorage storage{4, 4, 4, 2};
   if (Wants(a, 0)) {
-    p.dx = patterns::PlanRowReduce(p.m, p.n, chip, a.max_ub_bytes, 2);
+    p.dx = patterns::PlanRowReduce(p.m, p.n, chip, a.max_ub_bytes, storage);
     p.dx_bytes = Align512(StageGradInput(a).WorkspaceBytes());
   }
   uint64_t dwb_bytes = 0;
   if (Wants(a, 1) || Wants(a, 2)) {
-    p.dwb = patterns::PlanRowReduce(p.n, p.m, chip, a.max_ub_bytes, 2);
+    p.dwb = patterns::PlanRowReduce(p.n, p.m, chip, a.max_ub_bytes, storage);
     dwb_bytes = StageGradParams(a).WorkspaceBytes();
   }
   p.workspace_bytes = p.dx_bytes + dwb_bytes;

@@ -9,8 +9,10 @@
 //   folds every chunk into the row's running statistics (Hooks::Accumulate merges a chunk into the
 //   statistics so far: running max and rescaled sum for softmax, sums shifted by the first chunk's
 //   mean for layer norm), the second applies them chunk by chunk.
-// Both strategies call the same hooks, and the queues are depth 2 (double buffered; strategy
-// selection may try depth 1, whose larger tiles or one-pass rows can pay for the lost overlap).
+// Both strategies call the same hooks, and the queues are depth 2 (double buffered: one pass
+// issues the next tile's copy-in before computing this one; strategy selection may try depth 1,
+// whose larger tiles or one-pass rows can pay for the lost overlap). Queue slots hold the storage
+// dtype; 16-bit operands are converted through one fp32 row each (RowReduceUbBytes).
 // The pattern itself never writes the RowScratch, so what a row's last Accumulate leaves there is
 // still there when that row's first Apply runs (a row of one chunk may reuse it instead of
 // recomputing).
@@ -73,12 +75,40 @@ struct RowScratch {
   AscendC::LocalTensor<float> tmp, result, reduce_tmp;
 };
 
-// Returns the UB bytes one element of a tile costs (per input `depth` fp32-sized queue slots and
-// an fp32 conversion, the same for the output, the scratch row and two parameter rows with their
-// raw copies).
-constexpr uint32_t RowReduceBytesPerElement(uint32_t rows_per_tile, uint32_t inputs = 1,
-                                            uint32_t depth = 2) {
-  return 4u * ((depth + 1u) * (1u + inputs) * rows_per_tile + 1u + 4u);
+// The storage of a RowReduce's operands, which sizes its UB: bytes per element of x, x2 and y (0:
+// absent) and the parameter vectors in use.
+struct RowReduceStorage {
+  uint32_t x_bytes = 4;
+  uint32_t x2_bytes = 0;  // 0: one per-element input
+  uint32_t y_bytes = 4;   // 0: no per-element output
+  uint32_t params = 2;    // 0..2
+};
+
+// Returns the storage of `t`'s operands (its dtypes and which of its pointers are set).
+inline RowReduceStorage RowReduceStorageOf(const RowReduceTiling& t) {
+  RowReduceStorage s;
+  s.x_bytes = static_cast<uint32_t>(DTypeSize(t.x_dtype));
+  s.x2_bytes = t.x2 != nullptr ? static_cast<uint32_t>(DTypeSize(t.x2_dtype)) : 0;
+  s.y_bytes = t.y != nullptr ? static_cast<uint32_t>(DTypeSize(t.y_dtype)) : 0;
+  s.params = (t.param[0] != nullptr ? 1u : 0u) + (t.param[1] != nullptr ? 1u : 0u);
+  return s;
+}
+
+// Returns the UB bytes RowReduce::Init allocates for UB rows of `width` elements (the one-pass
+// pitch or the online chunk, a multiple of 16), `rows_per_tile` rows per tile and `depth` queue
+// buffers: per operand `depth` queue slots of the tile in its storage dtype, and one fp32 row it
+// is converted through unless it is fp32; the scratch row, the reduction's result and scratch;
+// per parameter vector a raw and an fp32 row.
+constexpr uint64_t RowReduceUbBytes(const RowReduceStorage& s, uint64_t width,
+                                    uint64_t rows_per_tile, uint64_t depth) {
+  uint64_t bytes = 0;
+  for (uint32_t b : {s.x_bytes, s.x2_bytes, s.y_bytes}) {
+    if (b == 0) continue;
+    bytes += depth * rows_per_tile * width * b + (b == 4 ? 0 : width * 4);
+  }
+  const uint64_t repeats = (width + 63) / 64;
+  const uint64_t reduce_tmp = ((2 * repeats + 7) / 8 * 8 + 8) * 4;  // ReduceTmpFloats(width)
+  return bytes + width * 4 + 32 + reduce_tmp + s.params * 2 * width * 4;
 }
 
 // The per-element inputs (1 or 2) and per-row inputs (0..2) of a Hooks type.
@@ -115,20 +145,31 @@ class RowReduce {
     const uint32_t width = t.chunk;  // floats per UB row
     const uint32_t tile_floats = width * (t.online ? 1 : t.rows_per_tile);
     const uint64_t xs = DTypeSize(t.x_dtype), ys = DTypeSize(t.y_dtype);
+    // Queue slots in the storage dtype; one fp32 row to convert through (rows are computed one
+    // at a time, in order on the V pipe) unless the storage is fp32.
     gm_x_.SetGlobalBuffer(const_cast<uint8_t*>(t.x) + row0_ * t.cols * xs, rows_ * t.cols * xs);
-    pipe_.InitBuffer(in_q_, t.depth, tile_floats * 4);
-    pipe_.InitBuffer(x_f32_, tile_floats * 4);
+    pipe_.InitBuffer(in_q_, t.depth, tile_floats * xs);
+    if (xs != 4) {
+      pipe_.InitBuffer(x_f32_, width * 4);
+      x_f32_row_ = x_f32_.Get<float>();
+    }
     if (t.y != nullptr) {
       gm_y_.SetGlobalBuffer(t.y + row0_ * t.cols * ys, rows_ * t.cols * ys);
-      pipe_.InitBuffer(out_q_, t.depth, tile_floats * 4);
-      pipe_.InitBuffer(y_f32_, tile_floats * 4);
+      pipe_.InitBuffer(out_q_, t.depth, tile_floats * ys);
+      if (ys != 4) {
+        pipe_.InitBuffer(y_f32_, width * 4);
+        y_f32_row_ = y_f32_.Get<float>();
+      }
     }
     if constexpr (kTwoInputs) {
       const uint64_t x2s = DTypeSize(t.x2_dtype);
       gm_x2_.SetGlobalBuffer(const_cast<uint8_t*>(t.x2) + row0_ * t.cols * x2s,
                              rows_ * t.cols * x2s);
-      pipe_.InitBuffer(in2_q_, t.depth, tile_floats * 4);
-      pipe_.InitBuffer(x2_f32_, tile_floats * 4);
+      pipe_.InitBuffer(in2_q_, t.depth, tile_floats * x2s);
+      if (x2s != 4) {
+        pipe_.InitBuffer(x2_f32_, width * 4);
+        x2_f32_row_ = x2_f32_.Get<float>();
+      }
     }
     pipe_.InitBuffer(tmp_, width * 4);
     pipe_.InitBuffer(result_, 32);
@@ -149,12 +190,23 @@ class RowReduce {
   __aicore__ inline void Process() {
     if (rows_ == 0) return;
     if (t_.online) {
+      // Double-buffered, the next chunk's copy-in (the next pass or row after a row's last) is
+      // issued before this chunk's compute.
+      prefetch_ = t_.depth >= 2;
+      if (prefetch_) LoadChunk(ChunkStep{0, 0, 0});
       for (int64_t r = 0; r < rows_; ++r) ProcessLongRow(r);
     } else {
+      // Double-buffered, the next tile's copy-in is issued before this tile's compute (whose
+      // reductions wait on the scalar pipe), so MTE2 runs while V works.
+      const bool prefetch = t_.depth >= 2;
+      if (prefetch) CopyInRows(0, TileRows(0));
       for (int64_t r = 0; r < rows_; r += t_.rows_per_tile) {
-        const uint32_t n =
-            static_cast<uint32_t>(rows_ - r < t_.rows_per_tile ? rows_ - r : t_.rows_per_tile);
-        CopyInRows(r, n);
+        const uint32_t n = TileRows(r);
+        if (!prefetch) {
+          CopyInRows(r, n);
+        } else if (r + t_.rows_per_tile < rows_) {
+          CopyInRows(r + t_.rows_per_tile, TileRows(r + t_.rows_per_tile));
+        }
         ComputeRows(r, n);
         CopyOutRows(r, n);
       }
@@ -162,6 +214,11 @@ class RowReduce {
   }
 
  private:
+  // The rows of the one-pass tile starting at row `r` of this block.
+  __aicore__ inline uint32_t TileRows(int64_t r) const {
+    return static_cast<uint32_t>(rows_ - r < t_.rows_per_tile ? rows_ - r : t_.rows_per_tile);
+  }
+
   // Loads columns [col, col + n) of the parameter vectors into param_f32_ (MTE2 -> V synced;
   // the previous chunk's readers finish first).
   __aicore__ inline void LoadParams(int64_t col, uint32_t n) {
@@ -257,20 +314,19 @@ class RowReduce {
     LocalTensor<uint8_t> ub_x2, ub_y;                    // (n, pitch) x2_dtype, y_dtype
     if constexpr (kTwoInputs) ub_x2 = in2_q_.DeQue<uint8_t>();
     if (write) ub_y = out_q_.AllocTensor<uint8_t>();
-    LocalTensor<float> x_f32 = x_f32_.Get<float>();
     for (uint32_t i = 0; i < n; ++i) {
-      LocalTensor<float> x = ToFloat(ub_x[i * pitch * xs], t_.x_dtype, x_f32[i * pitch], cols);
+      LocalTensor<float> x = ToFloat(ub_x[i * pitch * xs], t_.x_dtype, x_f32_row_, cols);
       LocalTensor<float> x2;
       if constexpr (kTwoInputs) {
         const uint32_t x2s = static_cast<uint32_t>(DTypeSize(t_.x2_dtype));
-        x2 = ToFloat(ub_x2[i * pitch * x2s], t_.x2_dtype, x2_f32_.Get<float>()[i * pitch], cols);
+        x2 = ToFloat(ub_x2[i * pitch * x2s], t_.x2_dtype, x2_f32_row_, cols);
       }
       typename Hooks::Stats s = BeginRow(r + i);
       Accumulate(s, x, x2, cols);
       Hooks::Finish(s, t_);
       if (write) {
         LocalTensor<uint8_t> ub_y_row = ub_y[i * pitch * ys];
-        LocalTensor<float> y = FloatView(ub_y_row, t_.y_dtype, y_f32_.Get<float>()[i * pitch]);
+        LocalTensor<float> y = FloatView(ub_y_row, t_.y_dtype, y_f32_row_);
         Apply(s, y, x, x2, cols);
         FromFloat(ub_y_row, t_.y_dtype, y, cols);
       }
@@ -293,24 +349,56 @@ class RowReduce {
     out_q_.FreeTensor(ub_y);
   }
 
+  // Online: a chunk's copy-in, at column `col` of row `row` of this block in pass `pass` (0
+  // accumulates, 1 applies).
+  struct ChunkStep {
+    int64_t row, col;
+    int pass;
+  };
+  // Returns the step after `s` in the order ProcessLongRow loads them (row == rows_: none).
+  __aicore__ inline ChunkStep NextChunk(const ChunkStep& s) const {
+    if (s.col + t_.chunk < t_.cols) return {s.row, s.col + t_.chunk, s.pass};
+    if (s.pass == 0 && t_.y != nullptr) return {s.row, 0, 1};
+    return {s.row + 1, 0, 0};
+  }
+  // Copies in the chunk of `s`: x, and x2 with two inputs.
+  __aicore__ inline void LoadChunk(const ChunkStep& s) {
+    const uint32_t n =
+        static_cast<uint32_t>(t_.cols - s.col < t_.chunk ? t_.cols - s.col : t_.chunk);
+    const uint64_t xs = DTypeSize(t_.x_dtype);
+    CopyInChunk(in_q_, gm_x_, (s.row * t_.cols + s.col) * xs, n * static_cast<uint32_t>(xs));
+    if constexpr (kTwoInputs) {
+      const uint64_t x2s = DTypeSize(t_.x2_dtype);
+      CopyInChunk(in2_q_, gm_x2_, (s.row * t_.cols + s.col) * x2s,
+                  n * static_cast<uint32_t>(x2s));
+    }
+  }
+  // Makes the chunk of `s` the next in the queues: copies it in, or (prefetching) copies in the
+  // step after it, issued ahead of this chunk's compute.
+  __aicore__ inline void StageChunk(const ChunkStep& s) {
+    if (!prefetch_) {
+      LoadChunk(s);
+      return;
+    }
+    const ChunkStep next = NextChunk(s);
+    if (next.row < rows_) LoadChunk(next);
+  }
+
   // Online: row r of this block, in chunks, twice (once when there is no element output).
   __aicore__ inline void ProcessLongRow(int64_t r) {
     using namespace AscendC;
-    const uint32_t xs = static_cast<uint32_t>(DTypeSize(t_.x_dtype));
-    const uint32_t x2s = static_cast<uint32_t>(DTypeSize(t_.x2_dtype));
     const uint32_t ys = static_cast<uint32_t>(DTypeSize(t_.y_dtype));
-    const uint64_t x_row = r * t_.cols * xs, x2_row = r * t_.cols * x2s, y_row = r * t_.cols * ys;
+    const uint64_t y_row = r * t_.cols * ys;
     typename Hooks::Stats s = BeginRow(r);
     for (int64_t c = 0; c < t_.cols; c += t_.chunk) {
       const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
-      CopyInChunk(in_q_, gm_x_, x_row + c * xs, n * xs);
+      StageChunk(ChunkStep{r, c, 0});
       LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
-      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n);
+      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_row_, n);
       if constexpr (kTwoInputs) {
-        CopyInChunk(in2_q_, gm_x2_, x2_row + c * x2s, n * x2s);
         LoadParams(c, n);
         LocalTensor<uint8_t> ub_x2 = in2_q_.DeQue<uint8_t>();
-        Accumulate(s, x, ToFloat(ub_x2, t_.x2_dtype, x2_f32_.Get<float>(), n), n);
+        Accumulate(s, x, ToFloat(ub_x2, t_.x2_dtype, x2_f32_row_, n), n);
         in2_q_.FreeTensor(ub_x2);
       } else {
         Accumulate(s, x, x, n);
@@ -320,19 +408,18 @@ class RowReduce {
     Hooks::Finish(s, t_);
     for (int64_t c = 0; t_.y != nullptr && c < t_.cols; c += t_.chunk) {
       const uint32_t n = static_cast<uint32_t>(t_.cols - c < t_.chunk ? t_.cols - c : t_.chunk);
-      CopyInChunk(in_q_, gm_x_, x_row + c * xs, n * xs);
-      if constexpr (kTwoInputs) CopyInChunk(in2_q_, gm_x2_, x2_row + c * x2s, n * x2s);
+      StageChunk(ChunkStep{r, c, 1});
       LoadParams(c, n);
       LocalTensor<uint8_t> ub_x = in_q_.DeQue<uint8_t>();
-      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_.Get<float>(), n);
+      LocalTensor<float> x = ToFloat(ub_x, t_.x_dtype, x_f32_row_, n);
       LocalTensor<uint8_t> ub_x2;
       LocalTensor<float> x2 = x;
       if constexpr (kTwoInputs) {
         ub_x2 = in2_q_.DeQue<uint8_t>();
-        x2 = ToFloat(ub_x2, t_.x2_dtype, x2_f32_.Get<float>(), n);
+        x2 = ToFloat(ub_x2, t_.x2_dtype, x2_f32_row_, n);
       }
       LocalTensor<uint8_t> ub_y = out_q_.AllocTensor<uint8_t>();  // (n,) y_dtype
-      LocalTensor<float> y = FloatView(ub_y, t_.y_dtype, y_f32_.Get<float>());
+      LocalTensor<float> y = FloatView(ub_y, t_.y_dtype, y_f32_row_);
       Apply(s, y, x, x2, n);
       FromFloat(ub_y, t_.y_dtype, y, n);
       out_q_.EnQue(ub_y);
@@ -357,12 +444,14 @@ class RowReduce {
 
   RowReduceTiling t_;
   int64_t row0_ = 0, rows_ = 0;
+  bool prefetch_ = false;  // online: the next chunk is copied in ahead of this one's compute
   AscendC::TPipe pipe_;
   AscendC::TQue<AscendC::QuePosition::VECIN, 2> in_q_, in2_q_;
   AscendC::TQue<AscendC::QuePosition::VECOUT, 2> out_q_;
   AscendC::TBuf<AscendC::QuePosition::VECCALC> x_f32_, x2_f32_, y_f32_, tmp_, result_, reduce_tmp_;
   AscendC::TBuf<AscendC::QuePosition::VECCALC> param_raw_[2], param_f32_[2];
   AscendC::LocalTensor<float> param_[2];
+  AscendC::LocalTensor<float> x_f32_row_, x2_f32_row_, y_f32_row_;  // empty for fp32 storage
   RowScratch scratch_;
   AscendC::GlobalTensor<uint8_t> gm_x_, gm_x2_, gm_y_, gm_param_[2];
 };

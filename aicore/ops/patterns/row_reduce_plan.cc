@@ -1,5 +1,7 @@
 // RowReduce planning:
 // - pitch = cols rounded up to 16 elements (a whole number of 32-byte blocks for every dtype).
+// - UB bytes: RowReduceUbBytes of the operands' storage (queue slots in the storage dtype, so a
+//   16-bit row costs half an fp32 one, plus one fp32 conversion row per 16-bit operand).
 // - One pass when one row fits: rows_per_tile = what the budget holds, capped by the rows of a
 //   block and DataCopyPad's 4095 blocks.
 // - Otherwise online: chunk = the budget for one row, rounded down to 64 elements.
@@ -20,44 +22,37 @@ namespace {
 struct RowBudget {
   uint64_t budget = 0;
   uint64_t pitch = 0;
-  uint64_t fixed = 0;  // the result tile and ReduceToScalar's scratch for a row
-  uint32_t inputs = 1;
   bool row_fits = false;
   uint32_t max_rows = 1;    // one pass: the most rows per tile the budget holds (<= 4095)
   uint32_t max_chunk = 64;  // online: the largest chunk the budget holds
 };
 
-RowBudget BudgetFor(int64_t cols, const arch::Chip& chip, uint64_t max_ub_bytes, int inputs,
-                    uint32_t depth) {
+RowBudget BudgetFor(int64_t cols, const arch::Chip& chip, uint64_t max_ub_bytes,
+                    const RowReduceStorage& s, uint32_t depth) {
   RowBudget r;
-  r.inputs = inputs == 2 ? 2 : 1;
   r.budget = BudgetOf(chip).ub_bytes;
   if (max_ub_bytes > 0) r.budget = std::min(r.budget, max_ub_bytes);
   r.pitch = (static_cast<uint64_t>(cols) + 15) / 16 * 16;
-  r.fixed =
-      32 +
-      uint64_t{ReduceTmpFloats(static_cast<uint32_t>(std::min<uint64_t>(r.pitch, 1u << 30)))} * 4;
-  const uint64_t one_row = RowReduceBytesPerElement(1, r.inputs, depth) * r.pitch + r.fixed;
-  r.row_fits = one_row <= r.budget;
+  r.row_fits = RowReduceUbBytes(s, r.pitch, 1, depth) <= r.budget;
   if (r.row_fits) {
-    // 4 * ((depth + 1) (1 + in) R + 5) * pitch + fixed <= budget.
-    const uint64_t per_pitch = (r.budget - r.fixed) / (4 * r.pitch);
-    const uint64_t rows = per_pitch >= 5 ? (per_pitch - 5) / ((depth + 1) * (1 + r.inputs)) : 1;
-    r.max_rows = static_cast<uint32_t>(std::clamp<uint64_t>(rows, 1, 4095));
+    // The bytes are affine in the rows per tile.
+    const uint64_t fixed = RowReduceUbBytes(s, r.pitch, 0, depth);
+    const uint64_t per_row = RowReduceUbBytes(s, r.pitch, 1, depth) - fixed;
+    r.max_rows = static_cast<uint32_t>(std::clamp<uint64_t>((r.budget - fixed) / per_row, 1, 4095));
   }
-  // bytes(1, in, depth) * chunk + 8 * chunk / 64 + 64 <= budget.
-  const uint64_t chunk =
-      r.budget > 64 ? (r.budget - 64) / (RowReduceBytesPerElement(1, r.inputs, depth) + 1) / 64 * 64
-                    : 0;
-  r.max_chunk = static_cast<uint32_t>(std::max<uint64_t>(64, chunk));
+  // The bytes grow with the chunk: the estimate from the bytes of 64 columns, then down to a fit.
+  const uint64_t per64 = RowReduceUbBytes(s, 128, 1, depth) - RowReduceUbBytes(s, 64, 1, depth);
+  uint64_t chunk = std::max<uint64_t>(64, r.budget / per64 * 64);
+  while (chunk > 64 && RowReduceUbBytes(s, chunk, 1, depth) > r.budget) chunk -= 64;
+  r.max_chunk = static_cast<uint32_t>(std::min<uint64_t>(chunk, 1u << 30));
   return r;
 }
 
 }  // namespace
 
 RowReduceKnobs HeuristicRowReduceKnobs(int64_t cols, const arch::Chip& chip, uint64_t max_ub_bytes,
-                                       int inputs) {
-  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, inputs, 2);
+                                       const RowReduceStorage& storage) {
+  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, storage, 2);
   RowReduceKnobs k;
   k.online = !b.row_fits;
   k.rows_per_tile = b.row_fits ? b.max_rows : 1;
@@ -89,14 +84,15 @@ RowReducePlan RealizeRowReduce(int64_t rows, int64_t cols, const arch::Chip& chi
 }
 
 std::vector<RowReduceKnobs> RowReduceCandidates(int64_t rows, int64_t cols, const arch::Chip& chip,
-                                                uint64_t max_ub_bytes, int inputs) {
-  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, inputs, 2);
-  const RowBudget single = BudgetFor(cols, chip, max_ub_bytes, inputs, 1);
+                                                uint64_t max_ub_bytes,
+                                                const RowReduceStorage& storage) {
+  const RowBudget b = BudgetFor(cols, chip, max_ub_bytes, storage, 2);
+  const RowBudget single = BudgetFor(cols, chip, max_ub_bytes, storage, 1);
   std::vector<RowReduceKnobs> out;
   auto add = [&](RowReduceKnobs k) {
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   };
-  add(HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, inputs));
+  add(HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, storage));
   const uint32_t cores = BudgetOf(chip).cores;
   std::vector<uint32_t> splits = {1};
   if (cores >= 2 && rows >= 2) splits.push_back(2);
@@ -132,9 +128,9 @@ std::string RowReduceKnobsLabel(const RowReduceKnobs& k) {
 }
 
 RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
-                            uint64_t max_ub_bytes, int inputs) {
+                            uint64_t max_ub_bytes, const RowReduceStorage& storage) {
   return RealizeRowReduce(rows, cols, chip,
-                          HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, inputs));
+                          HeuristicRowReduceKnobs(cols, chip, max_ub_bytes, storage));
 }
 
 }  // namespace aicore::ops::patterns

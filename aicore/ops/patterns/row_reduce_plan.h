@@ -28,12 +28,14 @@ struct RowReduceKnobs {
   bool operator==(const RowReduceKnobs&) const = default;
 };
 
-// Returns the heuristic's knobs for rows of `cols` columns (> 0): one pass with as many rows as
-// the budget holds when a row fits, else online with the largest chunk; split 1, depth 2.
-// `max_ub_bytes` > 0 caps the budget (tests force the online pass); `inputs` is 1 or 2 per-element
-// inputs.
+// Returns the heuristic's knobs for rows of `cols` columns (> 0) of operands stored as `storage`
+// (RowReduceUbBytes budgets them; the default is one fp32 input, an fp32 output and two
+// parameter vectors): one pass with as many rows as the budget holds when a row fits, else online
+// with the largest chunk; split 1, depth 2. `max_ub_bytes` > 0 caps the budget (tests force the
+// online pass).
 RowReduceKnobs HeuristicRowReduceKnobs(int64_t cols, const arch::Chip& chip,
-                                       uint64_t max_ub_bytes = 0, int inputs = 1);
+                                       uint64_t max_ub_bytes = 0,
+                                       const RowReduceStorage& storage = {});
 // Returns the plan of `knobs` for `rows` rows of `cols` columns (both > 0) on `chip`.
 RowReducePlan RealizeRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
                                const RowReduceKnobs& knobs);
@@ -44,14 +46,16 @@ RowReducePlan RealizeRowReduce(int64_t rows, int64_t cols, const arch::Chip& chi
 // online with its largest chunk; each over all vector cores and over half of them. Duplicates
 // are dropped.
 std::vector<RowReduceKnobs> RowReduceCandidates(int64_t rows, int64_t cols, const arch::Chip& chip,
-                                                uint64_t max_ub_bytes = 0, int inputs = 1);
+                                                uint64_t max_ub_bytes = 0,
+                                                const RowReduceStorage& storage = {});
 // Returns "one_pass rows_per_tile=8 split=1 depth=2" or "online chunk=16384 split=2 depth=1".
 std::string RowReduceKnobsLabel(const RowReduceKnobs& knobs);
 
-// Plans `rows` rows of `cols` columns (both > 0) of a RowReduce with `inputs` (1 or 2) per-element
-// inputs and parameter vectors in use (their UB is budgeted whether used or not): the heuristic
-// knobs, realized. `max_ub_bytes` > 0 caps the budget (tests force the online pass).
+// Plans `rows` rows of `cols` columns (both > 0) of a RowReduce whose operands are stored as
+// `storage` (a storage with wider dtypes or more operands than the launch's is safe, a narrower
+// one overflows UB): the heuristic knobs, realized. `max_ub_bytes` > 0 caps the budget (tests
+// force the online pass).
 RowReducePlan PlanRowReduce(int64_t rows, int64_t cols, const arch::Chip& chip,
-                            uint64_t max_ub_bytes = 0, int inputs = 1);
+                            uint64_t max_ub_bytes = 0, const RowReduceStorage& storage = {});
 
 }  // namespace aicore::ops::patterns

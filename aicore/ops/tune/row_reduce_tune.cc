@@ -74,12 +74,16 @@ std::string RowReduceShapeClass(int64_t rows, int64_t cols, uint64_t max_ub_byte
 RowReducePlan SelectRowReduce(const RowReduceKernelSpec& spec, int64_t rows, int64_t cols,
                               uint64_t max_ub_bytes, const arch::Chip& chip, const Request& request,
                               Decision* decision) {
-  const int inputs = spec.has_x2 ? 2 : 1;
+  patterns::RowReduceStorage storage;
+  storage.x_bytes = static_cast<uint32_t>(DTypeSize(spec.x_dtype));
+  storage.x2_bytes = spec.has_x2 ? static_cast<uint32_t>(DTypeSize(spec.x2_dtype)) : 0;
+  storage.y_bytes = spec.writes_y ? static_cast<uint32_t>(DTypeSize(spec.y_dtype)) : 0;
+  storage.params = static_cast<uint32_t>(std::clamp(spec.params, 0, 2));
   if (request.mode == Mode::kOff && !request.explain && decision == nullptr) {
-    return patterns::PlanRowReduce(rows, cols, chip, max_ub_bytes, inputs);
+    return patterns::PlanRowReduce(rows, cols, chip, max_ub_bytes, storage);
   }
   const std::vector<RowReduceKnobs> knobs =
-      patterns::RowReduceCandidates(rows, cols, chip, max_ub_bytes, inputs);
+      patterns::RowReduceCandidates(rows, cols, chip, max_ub_bytes, storage);
   std::vector<Candidate> candidates;
   for (const RowReduceKnobs& k : knobs) {
     candidates.push_back({patterns::RowReduceKnobsLabel(k), Knobs(k)});
