@@ -21,19 +21,25 @@ endforeach()
 list(REMOVE_DUPLICATES aicore_install_targets)
 list(APPEND aicore_install_targets aicore)
 
-# The umbrella links optional layers as $<LINK_LIBRARY:WHOLE_ARCHIVE,aicore_X>; CMake exports the
-# target name inside that expression verbatim, so give the install its namespaced spelling.
-get_target_property(aicore_umbrella_libs aicore INTERFACE_LINK_LIBRARIES)
-set(aicore_umbrella_rewritten)
-foreach(lib IN LISTS aicore_umbrella_libs)
-  if(lib MATCHES "^\\$<LINK_LIBRARY:([A-Z_]+),aicore_([a-z0-9_]+)>$")
-    list(APPEND aicore_umbrella_rewritten "$<BUILD_INTERFACE:${lib}>"
-         "$<INSTALL_INTERFACE:$<LINK_LIBRARY:${CMAKE_MATCH_1},aicore::${CMAKE_MATCH_2}>>")
-  else()
-    list(APPEND aicore_umbrella_rewritten "${lib}")
+# The umbrella (and the ops layer, which links the timing model for strategy selection) link
+# layers as $<LINK_LIBRARY:WHOLE_ARCHIVE,aicore_X>; CMake exports the target name inside that
+# expression verbatim, so give the install its namespaced spelling.
+foreach(target IN LISTS aicore_install_targets)
+  get_target_property(libs ${target} INTERFACE_LINK_LIBRARIES)
+  if(NOT libs)
+    continue()
   endif()
+  set(rewritten)
+  foreach(lib IN LISTS libs)
+    if(lib MATCHES "^\\$<LINK_LIBRARY:([A-Z_]+),aicore_([a-z0-9_]+)>$")
+      list(APPEND rewritten "$<BUILD_INTERFACE:${lib}>"
+           "$<INSTALL_INTERFACE:$<LINK_LIBRARY:${CMAKE_MATCH_1},aicore::${CMAKE_MATCH_2}>>")
+    else()
+      list(APPEND rewritten "${lib}")
+    endif()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY INTERFACE_LINK_LIBRARIES "${rewritten}")
 endforeach()
-set_property(TARGET aicore PROPERTY INTERFACE_LINK_LIBRARIES "${aicore_umbrella_rewritten}")
 
 set_target_properties(aicore_cli PROPERTIES EXPORT_NAME cli)
 install(TARGETS ${aicore_install_targets} aicore_cli
