@@ -63,8 +63,8 @@ tsan: deps
 
 # The runtime, sim, robustness and packed-panel-cache tests (quick tier) under ASan/UBSan and
 # under TSan, building only those test binaries (and the CLI and helper they run) in the presets'
-# build dirs. CI runs
-# it after `make test`. SAN_LAUNCHER=ccache (the default when ccache is installed) reuses objects.
+# build dirs. CI runs it after `make test`. SAN_LAUNCHER=ccache (the default when ccache is
+# installed) reuses objects.
 SAN_SUITES   := runtime|sim|robustness|kernel.lib.matmul.host.gemm
 SAN_LAUNCHER ?= $(shell command -v ccache >/dev/null 2>&1 && echo ccache)
 test-sanitizers: deps
