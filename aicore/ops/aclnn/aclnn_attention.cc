@@ -11,6 +11,7 @@
 #include "aclnnop/aclnn_flash_attention_score.h"
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aicore/ops/aclnn/descriptors.h"
+#include "aicore/ops/aclnn/prepare.h"
 #include "aicore/ops/attention/flash_attention.h"
 
 namespace aicore::ops {
@@ -69,60 +70,6 @@ aclnnStatus Attrs(const char* api, double scale, double keep_prob, int64_t pre, 
   a->inner_precise = inner_precise;
   a->sparse_mode = sparse_mode;
   return ACLNN_SUCCESS;
-}
-
-// Phase 1 after the conversions. `inputs`/`outputs` list the executor's tensors in the
-// signature's order (nullptr: an absent or unused one).
-template <class Args>
-aclnnStatus Prepare(const char* api, Args args,
-                    std::function<std::vector<TensorRef*>(Args&)> inputs,
-                    std::function<std::vector<TensorRef*>(Args&)> outputs, uint64_t* workspace_size,
-                    aclOpExecutor** executor) {
-  if (workspace_size == nullptr) {
-    return Report(api, ACLNN_ERR_PARAM_NULLPTR, "workspaceSize is null");
-  }
-  if (executor == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "executor is null");
-  try {
-    args.op = api;
-    const arch::Chip& chip = arch::DefaultChip();
-    const OpCheck c = CanImplement(args, chip);
-    if (!c.ok()) {
-      const std::string prefix = StrCat(api, ": ");
-      const bool named = c.message.rfind(prefix, 0) == 0;
-      return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
-    }
-    const FlashAttentionPlan plan = Plan(args, chip);
-    auto* e = new aclOpExecutor();
-    e->api = api;
-    e->workspace_size = plan.workspace_bytes;
-    for (TensorRef* t : inputs(args)) {
-      e->input_bases.push_back(t ? t->data : nullptr);
-      e->input_byte_offsets.push_back(0);
-    }
-    for (TensorRef* t : outputs(args)) {
-      e->output_bases.push_back(t ? t->data : nullptr);
-      e->output_byte_offsets.push_back(0);
-    }
-    e->run = [args, plan, inputs, outputs](aclOpExecutor& self, void* ws,
-                                           aclrtStream stream) -> Status {
-      Args a = args;
-      std::vector<TensorRef*> in = inputs(a), out = outputs(a);
-      for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i]) in[i]->data = self.input_bases[i];
-      }
-      for (size_t i = 0; i < out.size(); ++i) {
-        if (out[i]) out[i]->data = self.output_bases[i];
-      }
-      return Launch(a, plan, ws, stream);
-    };
-    *workspace_size = plan.workspace_bytes;
-    *executor = AdoptExecutor(e);
-    return ACLNN_SUCCESS;
-  } catch (const Error& e) {
-    return Report(api, ACLNN_ERR_INNER, e.status().ToString());
-  } catch (const std::exception& e) {
-    return Report(api, ACLNN_ERR_INNER, e.what());
-  }
 }
 
 }  // namespace

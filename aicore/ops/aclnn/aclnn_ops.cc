@@ -27,6 +27,7 @@
 #include "aclnnop/aclnn_softmax.h"
 #include "aclnnop/aclnn_softmax_backward.h"
 #include "aicore/ops/aclnn/descriptors.h"
+#include "aicore/ops/aclnn/prepare.h"
 #include "aicore/ops/ops.h"
 
 namespace aicore::ops {
@@ -150,58 +151,6 @@ aclnnStatus CheckOutPointers(const char* api, uint64_t* workspace_size, aclOpExe
   }
   if (executor == nullptr) return Report(api, ACLNN_ERR_PARAM_NULLPTR, "executor is null");
   return ACLNN_SUCCESS;
-}
-
-// The TensorRefs of an Args an executor rebinds at run time (nullptr: an absent optional).
-template <class Args>
-using Binder = std::function<std::vector<TensorRef*>(Args&)>;
-
-// Phase 1 after the conversions: the checks, the plan, the executor.
-template <class Args>
-aclnnStatus Prepare(const char* api, Args args, Binder<Args> inputs, Binder<Args> outputs,
-                    uint64_t* workspace_size, aclOpExecutor** executor) {
-  try {
-    args.op = api;
-    const arch::Chip& chip = arch::DefaultChip();
-    const OpCheck c = CanImplement(args, chip);
-    if (!c.ok()) {
-      // The operator's messages start with its name; Report adds it again.
-      const std::string prefix = StrCat(api, ": ");
-      const bool named = c.message.rfind(prefix, 0) == 0;
-      return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
-    }
-    auto plan = Plan(args, chip);
-    auto* e = new aclOpExecutor();
-    e->api = api;
-    e->workspace_size = plan.workspace_bytes;
-    for (TensorRef* t : inputs(args)) {
-      e->input_bases.push_back(t ? t->data : nullptr);
-      e->input_byte_offsets.push_back(0);
-    }
-    for (TensorRef* t : outputs(args)) {
-      e->output_bases.push_back(t ? t->data : nullptr);
-      e->output_byte_offsets.push_back(0);
-    }
-    e->run = [args, plan, inputs, outputs](aclOpExecutor& self, void* ws,
-                                           aclrtStream stream) mutable -> Status {
-      Args a = args;
-      std::vector<TensorRef*> in = inputs(a), out = outputs(a);
-      for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i]) in[i]->data = self.input_bases[i];
-      }
-      for (size_t i = 0; i < out.size(); ++i) {
-        if (out[i]) out[i]->data = self.output_bases[i];
-      }
-      return Launch(a, plan, ws, stream);
-    };
-    *workspace_size = plan.workspace_bytes;
-    *executor = AdoptExecutor(e);
-    return ACLNN_SUCCESS;
-  } catch (const Error& e) {
-    return Report(api, ACLNN_ERR_INNER, e.status().ToString());
-  } catch (const std::exception& e) {
-    return Report(api, ACLNN_ERR_INNER, e.what());
-  }
 }
 
 TensorRef* Opt(std::optional<TensorRef>& t) { return t ? &*t : nullptr; }
