@@ -3,40 +3,11 @@
 // has run the launch (FreeWorkspaceAfter).
 #include "aicore/ops/ops.h"
 
-#include <memory>
-
-#include "aicore/runtime/device_memory.h"
-#include "aicore/runtime/stream.h"
+#include "aicore/ops/framework/run_op.h"
 
 namespace aicore::ops {
 
 namespace {
-
-template <class Args>
-Status RunOp(const Args& args, const void* stream) {
-  const arch::Chip& chip = arch::DefaultChip();
-  const OpCheck c = CanImplement(args, chip);
-  if (!c.ok()) return c.ToStatus();
-  decltype(Plan(args, chip)) plan;
-  try {
-    plan = Plan(args, chip);  // a plan the chip cannot hold (no Matmul tiling) throws
-  } catch (const Error& e) {
-    return e.status();
-  }
-  if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
-  std::shared_ptr<rt::Stream> s;
-  Status st = rt::ResolveStream(stream, args.op, &s);
-  if (!st.ok()) return st;
-  void* ws = nullptr;
-  try {
-    ws = rt::DeviceMalloc(plan.workspace_bytes, s.get());
-  } catch (const Error& e) {
-    return e.status();
-  }
-  st = Launch(args, plan, ws, stream);
-  FreeWorkspaceAfter(stream, ws);
-  return st;
-}
 
 ElementwiseArgs Elementwise(ElementwiseKind kind, const char* op, const TensorRef& self,
                             const TensorRef& out) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <memory>
 
+#include "aicore/ops/framework/run_op.h"
 #include "aicore/ops/ops.h"
 #include "aicore/ops/patterns/flash_attention.h"
 #include "aicore/runtime/device_memory.h"
@@ -685,36 +686,6 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
       });
 }
 
-namespace {
-
-// Runs an operator with a workspace from the device allocator (aicore/ops/ops.cc's pattern).
-template <class Args>
-Status RunWithWorkspace(const Args& args, const void* stream) {
-  const arch::Chip& chip = arch::DefaultChip();
-  const OpCheck c = CanImplement(args, chip);
-  if (!c.ok()) return c.ToStatus();
-  FlashAttentionPlan plan;
-  try {
-    plan = Plan(args, chip);
-  } catch (const Error& e) {
-    return e.status();
-  }
-  if (plan.workspace_bytes == 0) return Launch(args, plan, nullptr, stream);
-  std::shared_ptr<rt::Stream> s;
-  Status st = rt::ResolveStream(stream, args.op, &s);
-  if (!st.ok()) return st;
-  void* ws = nullptr;
-  try {
-    ws = rt::DeviceMalloc(plan.workspace_bytes, s.get());
-  } catch (const Error& e) {
-    return e.status();
-  }
-  st = Launch(args, plan, ws, stream);
-  FreeWorkspaceAfter(stream, ws);
-  return st;
-}
-
-}  // namespace
 
 Status FlashAttentionForward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
                              const TensorRef* atten_mask, const FlashAttentionAttrs& attrs,
@@ -731,7 +702,7 @@ Status FlashAttentionForward(const TensorRef& query, const TensorRef& key, const
   a.softmax_max = softmax_max;
   a.softmax_sum = softmax_sum;
   a.attention_out = attention_out;
-  return RunWithWorkspace(a, stream);
+  return RunOp(a, stream);
 }
 
 Status FlashAttentionBackward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
@@ -755,7 +726,7 @@ Status FlashAttentionBackward(const TensorRef& query, const TensorRef& key, cons
   a.dq = dq;
   a.dk = dk;
   a.dv = dv;
-  return RunWithWorkspace(a, stream);
+  return RunOp(a, stream);
 }
 
 Status UnfusedAttentionForward(const TensorRef& query, const TensorRef& key, const TensorRef& value,
