@@ -30,7 +30,7 @@ test-quick: build
 
 bench: deps
 	cmake -S . -B build/bench-release $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release
-	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc bench_matmul bench_ops bench_ops_matmul bench_attention bench_tune bench_matmul_epilogue ops_model
+	cmake --build build/bench-release -j $(JOBS) --target bench_machine bench_vector bench_sim bench_check bench_perf bench_alloc bench_matmul bench_ops bench_ops_matmul bench_attention bench_tune bench_matmul_epilogue ops_model fused_model
 	/usr/bin/python3 benchmarks/run_all.py --build build/bench-release --out build/bench/results.jsonl
 
 # The libFuzzer targets (the caching allocator, chip descriptions, AICORE_ALLOC_CONF, level-0

@@ -103,16 +103,37 @@ def matmul_rows(results, add, counter, fma_gf, bf16_gf):
                      (", target >= 0.95" if dtype == "fp32" and "cube_path" not in base else ""))
 
 
-def attention_rows(results, add, counter, ns, fma_gf):
-    """Adds the flash-attention rows: fused against the FMA peak and against the unfused
-    composition of aicore's operators measured in the same run (time and peak device bytes)."""
+def attention_rows(results, add, counter, ns, fma_gf, bf16_gf, torch):
+    """Adds the flash-attention rows: fused against the FMA peak, against the unfused composition
+    of aicore's operators measured in the same run (time and peak device bytes), against the lean
+    unfused PyTorch composition (torch_baselines.py, same run), bf16 against fp32 and 2 worker
+    threads against 1."""
     for run, entry in sorted(results.items()):
         base = base_name(run)
         if not base.startswith("ops/flash_attention/"):
             continue
-        unfused = find(results, base.replace("ops/flash_attention/", "ops/attention_unfused/"))
         flops = counter(entry, "flops_per_s")
         gf = flops and flops / 1e9
+        if base.endswith("/2threads"):
+            one = find(results, base[:-len("/2threads")])
+            if one is None:
+                continue
+            speedup = ns(one, "real_time") / ns(entry, "real_time")
+            busy = ns(entry) / ns(entry, "real_time")
+            add(base, "scaling_vs_1thread", speedup, "x", 2.0, speedup / 2.0, threads=2,
+                note=f"wall time, 1 -> 2 worker threads, target >= 1.7x; CPUs busy {busy:.2f}")
+            continue
+        if "/bf16/" in base:
+            fp32 = find(results, base.replace("/bf16/", "/fp32/"))
+            add(base, "ratio_to_bf16_peak", gf, "GFLOP/s", bf16_gf, bf16_gf and gf and gf / bf16_gf,
+                note="useful flops, 1 worker thread; Mmad runs bf16 on AMX tiles where the CPU "
+                     "has them, so the ratio can exceed 1")
+            if fp32:
+                t, t32 = ns(entry) / 1e6, ns(fp32) / 1e6
+                add(base, "ratio_to_fp32", t, "ms", t32, t and t32 / t,
+                    note="fp32 row's CPU time / this row's, same run, target >= 2")
+            continue
+        unfused = find(results, base.replace("ops/flash_attention/", "ops/attention_unfused/"))
         add(base, "ratio_to_fma_peak", gf, "GFLOP/s", fma_gf, fma_gf and gf and gf / fma_gf,
             note="useful flops (causal: the visible half), 1 worker thread, target >= 0.60")
         peak, upeak = counter(entry, "peak_bytes"), counter(unfused, "peak_bytes")
@@ -126,6 +147,13 @@ def attention_rows(results, add, counter, ns, fma_gf):
                 note="matmul -> muls (-> add mask) -> softmax -> matmul through GM, CPU time")
             add(base, "ratio_to_unfused", t, "ms", tu, t and tu / t,
                 note="unfused CPU time / fused CPU time, same run")
+        tr = torch.get(base)
+        if tr and tr.get("kind") == "attention" and tr.get("torch_s"):
+            t, tt = ns(entry) / 1e6, tr["torch_s"] * 1e3
+            add(base, "ratio_to_torch_unfused", t, "ms", tt, t and tt / t,
+                note=f"PyTorch {tr.get('torch_version')} torch.softmax(q @ k^T * scale"
+                     f"{' + mask' if tr.get('causal') else ''}, -1) @ v, 1 thread, CPU time, "
+                     f"median of {tr.get('repeats')}, same run, target >= 3")
 
 
 def ops_matmul_rows(results, add, counter):
@@ -234,6 +262,8 @@ def ops_rows(results, add, counter, torch):
                      f"functional and out= calls, in its own process (shape "
                      f"{'x'.join(map(str, t['shape']))})")
     for name, t in sorted(torch.items()):
+        if t.get("kind") == "attention":  # attention_rows' baselines
+            continue
         if t.get("skipped"):
             add("baseline/torch/" + name[4:], "skipped", 0.0, "-", threads=1,
                 note="torch: " + t["skipped"])
@@ -484,7 +514,7 @@ def main():
             worst[0] / worst[2] if worst[2] else None,
             note=f"slowest size {worst[1]} B, CPU time; baseline glibc malloc+free (target < 200)")
 
-    attention_rows(results, add, counter, ns, fma_gf)
+    attention_rows(results, add, counter, ns, fma_gf, bf16 and bf16 / 1e9, torch)
     torch_rows(args.build, env, add)
 
     for when, load in (("start", load_start), ("end", load_end)):

@@ -2,6 +2,7 @@
 """PyTorch CPU baselines for the ops/ rows of bench_ops (Debian's PyTorch 1.13, one thread).
 
 Usage: /usr/bin/python3 benchmarks/torch_baselines.py [--array-mb N] [--repeats 5] [--threads 1]
+           [--attention-repeats 3] [--only ops|attention]
 
 For every ops/ row shape (cut by --array-mb exactly as bench_ops cuts it under
 AICORE_BENCH_ARRAY_MB: rows cut, columns kept, elementwise lengths cut), times torch's op twice,
@@ -11,7 +12,14 @@ torch's own copy (y.copy_(x)) on the same tensors, all interleaved round by roun
 JSON object per row: name, shape, dtype, threads, medians of process CPU time in seconds (torch_s,
 torch_out_s or null, copy_s; *_wall_s the wall times) and bytes (the op's, counted as bench_ops
 counts them; copy_bytes the copy's).
-Rows whose dtype torch's CPU kernels lack are printed with "skipped". Timing is never asserted.
+Rows whose dtype torch's CPU kernels lack are printed with "skipped".
+
+Attention rows (kind "attention", named as bench_attention's fused rows): the lean unfused
+composition torch.softmax(q @ k.transpose(-2, -1) * scale, -1) @ v (causal: + an additive -inf
+mask before the softmax) on fp32 BNSD tensors, --attention-repeats times (default 3, 1 for
+shapes above 100 GFLOP) after a warm-up on a small shape; torch_s is the median process CPU
+time, flops the useful flops as bench_attention counts them. --array-mb does not cut them.
+Timing is never asserted.
 """
 
 import argparse
@@ -30,6 +38,46 @@ ROWS = [
 ]
 
 
+# (B, N, S, D, causal) of bench_attention's fp32 rows.
+ATTENTION_ROWS = [(1, 16, 1024, 64, False), (1, 16, 1024, 64, True), (1, 16, 4096, 128, False),
+                  (1, 16, 4096, 128, True), (8, 16, 2048, 128, False), (1, 8, 512, 64, False)]
+
+
+def attention_rows(torch, threads, repeats):
+    """Prints the attention rows (see the module docstring)."""
+    def compose(q, k, v, scale, bias):
+        s = q @ k.transpose(-2, -1) * scale
+        if bias is not None:
+            s = s + bias
+        return torch.softmax(s, -1) @ v
+
+    g = torch.Generator().manual_seed(0)
+    w = torch.rand((1, 2, 64, 32), generator=g)
+    compose(w, w, w, 0.5, None)  # warm-up: thread pool, allocator
+    for b, n, s, d, causal in ATTENTION_ROWS:
+        name = f"ops/flash_attention/fp32/b{b}h{n}_s{s}_d{d}" + ("_causal" if causal else "")
+        pairs = s * (s + 1) / 2 if causal else s * s
+        flops = 4.0 * b * n * pairs * d
+        row = {"name": name, "kind": "attention", "shape": [b, n, s, d], "dtype": "fp32",
+               "causal": causal, "threads": threads, "torch_version": torch.__version__,
+               "flops": flops}
+        q, k, v = (torch.rand((b, n, s, d), generator=g) - 0.5 for _ in range(3))
+        bias = torch.triu(torch.full((s, s), float("-inf")), 1) if causal else None
+        scale = d ** -0.5
+        reps = repeats if flops <= 100e9 else 1
+        times, walls = [], []
+        for _ in range(reps):
+            c0, w0 = time.process_time(), time.perf_counter()
+            compose(q, k, v, scale, bias)
+            times.append(time.process_time() - c0)
+            walls.append(time.perf_counter() - w0)
+        row["torch_s"] = statistics.median(times)
+        row["torch_wall_s"] = statistics.median(walls)
+        row["repeats"] = reps
+        print(json.dumps(row), flush=True)
+        del q, k, v, bias
+
+
 def cut(shape, cap_bytes):
     """The shape bench_ops measures under a per-tensor cap of cap_bytes (fp32 bytes)."""
     if not cap_bytes:
@@ -44,6 +92,9 @@ def main():
     p.add_argument("--array-mb", type=int, default=0)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--attention-repeats", type=int, default=3)
+    p.add_argument("--only", choices=("ops", "attention"), default=None,
+                   help="print only the ops/ rows or only the attention rows")
     args = p.parse_args()
     import torch
     import torch.nn.functional as F
@@ -52,7 +103,9 @@ def main():
     cap = args.array_mb << 20
     aten = torch.ops.aten
 
-    for op, dt, full in ROWS:
+    if args.only != "ops":
+        attention_rows(torch, args.threads, args.attention_repeats)
+    for op, dt, full in (ROWS if args.only != "attention" else []):
         shape = cut(full, cap)
         name = f"ops/{op}/{dt}/{'x'.join(map(str, full))}"
         row = {"name": name, "shape": list(shape), "dtype": dt, "threads": args.threads,
