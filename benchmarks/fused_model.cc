@@ -16,10 +16,10 @@
 // MiB" the part the op took beyond its operands (workspace, scores).
 //
 // A case whose batch is larger than --batch-slice (default 1 for the transformer-sized attention)
-// is modeled on that slice of the batch and its time scaled by batch / slice: the slice's launches
-// already fill every core (the output says so, with the blocks), and the batches are independent.
-// Peak memory is measured on the slice and reported for the full shape as operands and scores
-// scaled by the same factor (workspaces sized per core group are not scaled).
+// is modeled on that slice of the batch and its time scaled by batch / slice (the launch
+// overheads not: the full shape has as many launches): the slice's launches already fill every
+// core (the output says so, with the blocks), and the batches are independent. Its peak memory
+// comes from a second, unprofiled run at the full shape.
 //
 //   build/benchmarks/fused_model [chip] [--small] [--batch-slice N] [--json FILE]
 //     --small: only the small shapes (a quick run, tests/docs/fused_table_test.py)
@@ -163,79 +163,86 @@ struct AttentionShape {
   }
 };
 
-// The fused and unfused forward of `full` (modeled on `slice` batches of it).
+// Allocates the operands of one attention forward at `s` in `dt` and returns the call (fused:
+// FlashAttentionForward; else the unfused chain), owning its buffers until the device memory is
+// released.
+std::function<Status()> AttentionCall(const AttentionShape& s, DType dt, bool fused) {
+  const std::vector<int64_t> shape = {s.b, s.n, s.s, s.d}, stat_shape = {s.b, s.n, s.s, 8};
+  const int64_t elems = s.b * s.n * s.s * s.d;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.d));
+  const ops::TensorRef q = ops::DenseRef(DeviceValues(elems, dt, 0.1f), dt, shape),
+                       k = ops::DenseRef(DeviceValues(elems, dt, 0.2f), dt, shape),
+                       v = ops::DenseRef(DeviceValues(elems, dt, 0.3f), dt, shape),
+                       o = ops::DenseRef(DeviceValues(elems, dt, 0), dt, shape);
+  if (fused) {
+    ops::FlashAttentionAttrs attrs;
+    attrs.scale = scale;
+    attrs.head_num = s.n;
+    attrs.layout = "BNSD";
+    const ops::TensorRef mx =
+        ops::DenseRef(DeviceValues(s.b * s.n * s.s * 8, DType::kF32, 0), DType::kF32, stat_shape);
+    const ops::TensorRef sm =
+        ops::DenseRef(DeviceValues(s.b * s.n * s.s * 8, DType::kF32, 0), DType::kF32, stat_shape);
+    return [=] { return ops::FlashAttentionForward(q, k, v, nullptr, attrs, mx, sm, o); };
+  }
+  if (dt == DType::kF32) {
+    return [=] { return ops::UnfusedAttentionForward(q, k, v, nullptr, scale, o); };
+  }
+  // The same chain on scores in the inputs' dtype.
+  return [=]() -> Status {
+    const uint64_t bytes = static_cast<uint64_t>(s.b * s.n * s.s * s.s) * aicore::DTypeSize(dt);
+    void* mem = aicore::rt::DeviceMalloc(bytes, nullptr);
+    const ops::TensorRef scores = ops::DenseRef(mem, dt, {s.b, s.n, s.s, s.s});
+    ops::TensorRef kt = k;  // (B, N, D, S): a transposed view
+    kt.strides = k.Strides();
+    std::swap(kt.shape[2], kt.shape[3]);
+    std::swap(kt.strides[2], kt.strides[3]);
+    Status st = ops::Matmul(q, kt, scores);
+    if (st.ok()) st = ops::Muls(scores, scale, scores);
+    if (st.ok()) st = ops::Softmax(scores, -1, scores);
+    if (st.ok()) st = ops::Matmul(scores, v, o);
+    if (st.ok() && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
+      st = Status(aicore::StatusCode::kInternal, aclGetRecentErrMsg());
+    }
+    aicore::rt::DeviceFree(mem);
+    return st;
+  };
+}
+
+// The fused and unfused forward of `full`, modeled on `slice` batches of it (times scaled by
+// full.b / slice; the launch overheads, one per launch of the full shape, are not); the peak
+// memory of a sliced case comes from a second, unprofiled run at the full shape.
 void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64_t slice,
                DType dt, std::vector<Row>* rows) {
   AttentionShape s = full;
   s.b = std::min(full.b, slice);
   const int scale = static_cast<int>(full.b / s.b);
-  const std::vector<int64_t> shape = {s.b, s.n, s.s, s.d}, stat_shape = {s.b, s.n, s.s, 8};
-  const int64_t elems = s.b * s.n * s.s * s.d;
-  const double scale_value = 1.0 / std::sqrt(static_cast<double>(s.d));
   for (bool fused : {true, false}) {
     aicore::rt::ReleaseDeviceMemory(0);  // the peak counts this case only
-    void* q = DeviceValues(elems, dt, 0.1f);
-    void* k = DeviceValues(elems, dt, 0.2f);
-    void* v = DeviceValues(elems, dt, 0.3f);
-    void* o = DeviceValues(elems, dt, 0);
-    const ops::TensorRef tq = ops::DenseRef(q, dt, shape), tk = ops::DenseRef(k, dt, shape),
-                         tv = ops::DenseRef(v, dt, shape), to = ops::DenseRef(o, dt, shape);
-    std::function<Status()> body;
-    void *mx = nullptr, *sm = nullptr;
-    ops::FlashAttentionAttrs attrs;
-    if (fused) {
-      mx = DeviceValues(s.b * s.n * s.s * 8, DType::kF32, 0);
-      sm = DeviceValues(s.b * s.n * s.s * 8, DType::kF32, 0);
-      attrs.scale = scale_value;
-      attrs.head_num = s.n;
-      attrs.layout = "BNSD";
-      body = [&] {
-        return ops::FlashAttentionForward(tq, tk, tv, nullptr, attrs,
-                                          ops::DenseRef(mx, DType::kF32, stat_shape),
-                                          ops::DenseRef(sm, DType::kF32, stat_shape), to);
-      };
-    } else if (dt == DType::kF32) {
-      body = [&] { return ops::UnfusedAttentionForward(tq, tk, tv, nullptr, scale_value, to); };
-    } else {
-      // The same chain on scores in the inputs' dtype.
-      body = [&]() -> Status {
-        const uint64_t bytes =
-            static_cast<uint64_t>(s.b * s.n * s.s * s.s) * aicore::DTypeSize(dt);
-        void* mem = aicore::rt::DeviceMalloc(bytes, nullptr);
-        const ops::TensorRef scores = ops::DenseRef(mem, dt, {s.b, s.n, s.s, s.s});
-        ops::TensorRef kt = tk;  // (B, N, D, S): a transposed view
-        kt.strides = tk.Strides();
-        std::swap(kt.shape[2], kt.shape[3]);
-        std::swap(kt.strides[2], kt.strides[3]);
-        Status st = ops::Matmul(tq, kt, scores);
-        if (st.ok()) st = ops::Muls(scores, scale_value, scores);
-        if (st.ok()) st = ops::Softmax(scores, -1, scores);
-        if (st.ok()) st = ops::Matmul(scores, tv, to);
-        if (st.ok() && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
-          st = Status(aicore::StatusCode::kInternal, aclGetRecentErrMsg());
-        }
-        aicore::rt::DeviceFree(mem);
-        return st;
-      };
-    }
-    const size_t before = aicore::rt::GetDeviceMemoryStats(0).allocated;
+    std::function<Status()> call = AttentionCall(s, dt, fused);
     Row row{"attention", DtName(dt), full.Name(), fused ? "fused" : "unfused", "", {}, scale};
-    row.out = Measure(chip, body, before);
-    if (scale > 1) {
-      // Operands and scores scale with the batch; the fused workspace (per core group) does not.
-      const double operands = static_cast<double>(before);
-      const double scores = fused ? 0 : row.out.extra_bytes;
-      const double fixed = fused ? row.out.extra_bytes : 0;
-      row.out.modeled_us *= scale;
-      row.out.overhead_us *= scale;
-      row.out.peak_bytes = (operands + scores) * scale + fixed;
-      row.out.extra_bytes = scores * scale + fixed;
+    row.out = Measure(chip, call, aicore::rt::GetDeviceMemoryStats(0).allocated);
+    aicore::rt::ReleaseDeviceMemory(0);
+    if (scale > 1 && row.out.error.empty()) {
+      const double overhead = row.out.overhead_us;
+      row.out.modeled_us = (row.out.modeled_us - overhead) * scale + overhead;
       row.note = "modeled on b" + std::to_string(s.b) + " (" +
                  std::to_string(row.out.max_blocks) + " blocks of " +
-                 std::to_string(chip.aic_count) + " cube cores), x" + std::to_string(scale);
+                 std::to_string(chip.aic_count) + " cube cores), x" + std::to_string(scale) +
+                 "; memory at the full shape";
+      call = AttentionCall(full, dt, fused);
+      const size_t before = aicore::rt::GetDeviceMemoryStats(0).allocated;
+      Status st = call();
+      if (st.ok() && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
+        st = Status(aicore::StatusCode::kInternal, aclGetRecentErrMsg());
+      }
+      const size_t peak = aicore::rt::GetDeviceMemoryStats(0).peak_allocated;
+      row.out.peak_bytes = static_cast<double>(peak);
+      row.out.extra_bytes = static_cast<double>(peak - before);
+      if (!st.ok()) row.out.error = "full shape: " + st.ToString();
+      aicore::rt::ReleaseDeviceMemory(0);
     }
     rows->push_back(row);
-    aicore::rt::ReleaseDeviceMemory(0);
   }
 }
 

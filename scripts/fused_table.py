@@ -197,7 +197,14 @@ def render(host_attn, host_epi, model, model_table, meta, dry):
                                         meta["chip"] + " model", f["modeled_us"] * 1e-6,
                                         u["modeled_us"] * 1e-6, f["peak_bytes"], u["peak_bytes"],
                                         epilogue_flops(shape)))
-    notes = sorted({r["note"] for r in model.values() if r.get("note")})
+    scaled = sorted({f"{r['op']} {r['shape']} x{r['scale']}" for r in model.values()
+                     if r.get("scale", 1) > 1})
+    notes = ["Scaled rows (" + ", ".join(scaled) + ") were modeled on a slice of the batch and "
+             "their kernel bodies multiplied by the factor (not the launch overheads): the "
+             "slice's launches already fill the cube cores (blocks in the note column) and the "
+             "batches are independent; their peak memory is from an unprofiled run at the full "
+             "shape"] if scaled \
+        else []
     lines += ["", para("Host times are medians of the bench's repetitions (one for the large "
                        "cases). The host epilogue's peak memory is fused_model's fp32 row (the "
                        "bench reports none; the same calls on the same allocator).")

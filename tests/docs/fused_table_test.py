@@ -52,7 +52,8 @@ def test_render(mod):
     model = {("attention", "fp16", mod.ATTENTION_SMALL, "fused"):
              {"modeled_us": 42.0, "peak_bytes": 1 << 20, "note": ""},
              ("attention", "fp16", mod.ATTENTION_SMALL, "unfused"):
-             {"modeled_us": 100.0, "peak_bytes": 4 << 20, "note": "modeled on b1, x8"}}
+             {"op": "attention", "shape": mod.ATTENTION_SMALL, "scale": 8,
+              "modeled_us": 100.0, "peak_bytes": 4 << 20, "note": "modeled on b1, x8"}}
     meta = {"chip": "ascend910b1", "date": "d", "wall_s": 1, "machine": "m", "cpus": 2,
             "load_start": "0", "load_end": "0", "command": "cmd"}
     section = mod.render(host, None, model, "| model | table |", meta, True)
@@ -63,7 +64,8 @@ def test_render(mod):
           f"host row in the published form: {rows[0]}")
     check(rows[1][1] == "ascend910b1 model" and rows[1][2:] == ("+138%", "\u221258%", "\u221275%"),
           f"model row: {rows[1]}")
-    check("modeled on b1, x8." in section, "the model's scaling note is carried")
+    check(f"Scaled rows (attention {mod.ATTENTION_SMALL} x8)" in section.replace("\n", " "),
+          "the model's scaling is stated")
     check("| model | table |" in section and "    cmd" in section, "model table and command")
     return section
 
