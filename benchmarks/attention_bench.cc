@@ -33,8 +33,8 @@ struct Shape {
   int64_t b, n, s, d;
   std::string Name() const {
     std::string name = "b";  // appended piecewise: GCC 12 warns (-Wrestrict) on "b" + string
-    for (const auto& [sep, v] : {std::pair<const char*, int64_t>{"", b}, {"h", n}, {"_s", s},
-                                 {"_d", d}}) {
+    for (const auto& [sep, v] :
+         {std::pair<const char*, int64_t>{"", b}, {"h", n}, {"_s", s}, {"_d", d}}) {
       name += sep;
       name += std::to_string(v);
     }
@@ -117,10 +117,11 @@ void BM_Flash(benchmark::State& state, Shape s, bool causal, DType dt, int threa
     }
   }
   MemoryCounters(state, before);
-  state.counters["flops_per_s"] = benchmark::Counter(
-      UsefulFlops(s, causal) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  for (void* p : {q, k, v, o, static_cast<void*>(mx), static_cast<void*>(sm),
-                  static_cast<void*>(mask)}) {
+  state.counters["flops_per_s"] =
+      benchmark::Counter(UsefulFlops(s, causal) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+  for (void* p :
+       {q, k, v, o, static_cast<void*>(mx), static_cast<void*>(sm), static_cast<void*>(mask)}) {
     if (p != nullptr) aicore::rt::DeviceFree(p);
   }
 }
@@ -151,8 +152,9 @@ void BM_Unfused(benchmark::State& state, Shape s, bool causal, int threads) {
     }
   }
   MemoryCounters(state, before);
-  state.counters["flops_per_s"] = benchmark::Counter(
-      UsefulFlops(s, causal) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["flops_per_s"] =
+      benchmark::Counter(UsefulFlops(s, causal) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
   for (void* p : {static_cast<void*>(q), static_cast<void*>(k), static_cast<void*>(v),
                   static_cast<void*>(o), static_cast<void*>(bias)}) {
     if (p != nullptr) aicore::rt::DeviceFree(p);
@@ -167,7 +169,10 @@ void Add(bool fused, Shape s, bool causal, DType dt, int threads, int reps) {
   benchmark::internal::Benchmark* b =
       fused ? benchmark::RegisterBenchmark(name.c_str(), BM_Flash, s, causal, dt, threads)
             : benchmark::RegisterBenchmark(name.c_str(), BM_Unfused, s, causal, threads);
-  b->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(reps)
+  b->MeasureProcessCPUTime()
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->Repetitions(reps)
       ->ReportAggregatesOnly(reps > 1);
 }
 
@@ -179,8 +184,8 @@ void Register() {
       Add(true, s, causal, DType::kF32, 1, reps);
       Add(false, s, causal, DType::kF32, 1, reps);
     }
-    Add(true, s, false, DType::kBF16, 1, reps);     // against the fp32 row
-    Add(true, s, false, DType::kF32, 2, reps);      // 2 worker threads (wall time)
+    Add(true, s, false, DType::kBF16, 1, reps);  // against the fp32 row
+    Add(true, s, false, DType::kF32, 2, reps);   // 2 worker threads (wall time)
   }
   // The fused-vs-unfused table (scripts/fused_table.py): a transformer-sized case and a small,
   // latency-bound one, non-causal.

@@ -129,9 +129,9 @@ Outcome Measure(const aicore::arch::Chip& chip, const std::function<Status()>& b
     o.overhead_us += r.launch_overhead_us;
     for (const perf::CoreResult& c : r.cores) {
       for (int k = 0; k < kPipeColumns; ++k) {
-        const bool type_matches = c.type == kPipes[k].type ||
-                                  (c.type == aicore::sim::CoreType::kCoupled &&
-                                   kPipes[k].type == aicore::sim::CoreType::kAic);
+        const bool type_matches =
+            c.type == kPipes[k].type || (c.type == aicore::sim::CoreType::kCoupled &&
+                                         kPipes[k].type == aicore::sim::CoreType::kAic);
         if (type_matches) busy[k] += c.pipes[static_cast<int>(kPipes[k].pipe)].busy_us;
       }
     }
@@ -154,8 +154,8 @@ struct AttentionShape {
   int64_t b, n, s, d;
   std::string Name() const {
     std::string name = "b";  // appended piecewise: GCC 12 warns (-Wrestrict) on "b" + string
-    for (const auto& [sep, v] : {std::pair<const char*, int64_t>{"", b}, {"h", n}, {"_s", s},
-                                 {"_d", d}}) {
+    for (const auto& [sep, v] :
+         {std::pair<const char*, int64_t>{"", b}, {"h", n}, {"_s", s}, {"_d", d}}) {
       name += sep;
       name += std::to_string(v);
     }
@@ -212,8 +212,8 @@ std::function<Status()> AttentionCall(const AttentionShape& s, DType dt, bool fu
 // The fused and unfused forward of `full`, modeled on `slice` batches of it (times scaled by
 // full.b / slice; the launch overheads, one per launch of the full shape, are not); the peak
 // memory of a sliced case comes from a second, unprofiled run at the full shape.
-void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64_t slice,
-               DType dt, std::vector<Row>* rows) {
+void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64_t slice, DType dt,
+               std::vector<Row>* rows) {
   AttentionShape s = full;
   s.b = std::min(full.b, slice);
   const int scale = static_cast<int>(full.b / s.b);
@@ -226,10 +226,9 @@ void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64
     if (scale > 1 && row.out.error.empty()) {
       const double overhead = row.out.overhead_us;
       row.out.modeled_us = (row.out.modeled_us - overhead) * scale + overhead;
-      row.note = "modeled on b" + std::to_string(s.b) + " (" +
-                 std::to_string(row.out.max_blocks) + " blocks of " +
-                 std::to_string(chip.aic_count) + " cube cores), x" + std::to_string(scale) +
-                 "; memory at the full shape";
+      row.note = "modeled on b" + std::to_string(s.b) + " (" + std::to_string(row.out.max_blocks) +
+                 " blocks of " + std::to_string(chip.aic_count) + " cube cores), x" +
+                 std::to_string(scale) + "; memory at the full shape";
       call = AttentionCall(full, dt, fused);
       const size_t before = aicore::rt::GetDeviceMemoryStats(0).allocated;
       Status st = call();
@@ -261,9 +260,13 @@ void MatmulEpilogue(const aicore::arch::Chip& chip, int64_t m, int64_t n, int64_
                          tout = ops::DenseRef(out, dt, {m, n});
     const auto act = ops::Activation::kGeluErf;
     const size_t before = aicore::rt::GetDeviceMemoryStats(0).allocated;
-    Row row{"matmul+bias+gelu+residual", DtName(dt),
+    Row row{"matmul+bias+gelu+residual",
+            DtName(dt),
             std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
-            fused ? "fused" : "unfused", "", {}, 1};
+            fused ? "fused" : "unfused",
+            "",
+            {},
+            1};
     row.out = Measure(
         chip,
         [&] {
@@ -306,8 +309,7 @@ int main(int argc, char** argv) {
     } else if (argv[i][0] != '-') {
       chip_name = argv[i];
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [chip] [--small] [--batch-slice N] [--json FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [chip] [--small] [--batch-slice N] [--json FILE]\n", argv[0]);
       return 2;
     }
   }
@@ -347,9 +349,10 @@ int main(int argc, char** argv) {
     for (double v : r.out.ratio) std::printf(" | %.2f", v);
     std::printf(" | %s |\n", r.note.c_str());
   }
-  std::printf("\nchip %s: %d AIC + %d AIV at %.0f MHz; modeled us = sum of kernel times incl. "
-              "launch overhead; pipe ratios chip-wide (busy / (cores x modeled time))\n",
-              chip_name, chip.aic_count, chip.aiv_count, chip.clock_mhz);
+  std::printf(
+      "\nchip %s: %d AIC + %d AIV at %.0f MHz; modeled us = sum of kernel times incl. "
+      "launch overhead; pipe ratios chip-wide (busy / (cores x modeled time))\n",
+      chip_name, chip.aic_count, chip.aiv_count, chip.clock_mhz);
   if (json_path != nullptr) {
     FILE* f = std::fopen(json_path, "w");
     if (f == nullptr) {
@@ -364,8 +367,8 @@ int main(int argc, char** argv) {
                    "\"scale\": %d, \"host_s\": %.3f, \"note\": \"%s\", \"pipes\": {",
                    r.op.c_str(), r.dtype.c_str(), r.shape.c_str(), r.variant.c_str(), chip_name,
                    JsonEscape(r.out.error).c_str(), r.out.launches, r.out.modeled_us,
-                   r.out.overhead_us, r.out.peak_bytes, r.out.extra_bytes, r.scale,
-                   r.out.host_s, JsonEscape(r.note).c_str());
+                   r.out.overhead_us, r.out.peak_bytes, r.out.extra_bytes, r.scale, r.out.host_s,
+                   JsonEscape(r.note).c_str());
       for (int k = 0; k < kPipeColumns; ++k) {
         std::fprintf(f, "%s\"%s\": %.4f", k ? ", " : "", kPipes[k].label, r.out.ratio[k]);
       }
