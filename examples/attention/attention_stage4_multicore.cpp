@@ -28,14 +28,11 @@ constexpr uint32_t kOutBytes = kTileQ * kHeadDim * 4;
 constexpr uint32_t kSlotBytes = kScoreBytes + kProbBytes + kOutBytes;
 }  // namespace
 
-// The host's tiling: the shape, the SoftmaxFlashV2 tiling of one AIV's [64, 128] score block and
-// the scratch bytes it was computed for.
+// The host's tiling: the shape and the softmax scale 1 / sqrt(D).
 struct AttentionTiling {
   uint32_t heads;
   uint32_t seq;
-  uint32_t softmaxTmpBytes;
   float scale;
-  SoftMaxTiling softmax;
 };
 
 // The blocks a group works through, in order: work item w (head, query tile), key block j. The
@@ -230,14 +227,15 @@ class CubeSide {
 
 // The vector side: this AIV's 64 rows of each block. Softmax(g): S_g -> online softmax -> P_g;
 // Accumulate(g): acc = acc * exp(m_old - m_new) + O_g, and after an item's last block
-// O = acc / l in fp16.
+// O = acc / l in fp16. Every vector instruction covers all 64 rows (one repeat or two per row);
+// per-row statistics are kept as one 32-byte block per row (8 equal floats), which a level-0
+// instruction broadcasts over its row with source block stride 0.
 class VectorSide {
  public:
   __aicore__ inline void Init(GM_ADDR o, GM_ADDR ws, const AttentionTiling& t) {
     sch_ = {t.heads, t.seq, static_cast<uint32_t>(GetBlockIdx() / 2),
             static_cast<uint32_t>(GetBlockNum() / 2)};
     ws += sch_.group * kSlots * kSlotBytes;  // this group's slots
-    tiling_ = t.softmax;
     scale_ = t.scale;
     row0_ = GetSubBlockIdx() * kRowsAiv;
     oGm_.SetGlobalBuffer((__gm__ half*)o, uint64_t{t.heads} * t.seq * kHeadDim);
@@ -250,7 +248,8 @@ class VectorSide {
     pipe_.InitBuffer(qO_, kDepth, kRowsAiv * kHeadDim * sizeof(float));
     pipe_.InitBuffer(qOut_, 1, kRowsAiv * kHeadDim * sizeof(half));
     pipe_.InitBuffer(accBuf_, kRowsAiv * kHeadDim * sizeof(float));
-    pipe_.InitBuffer(tmpBuf_, t.softmaxTmpBytes);
+    pipe_.InitBuffer(foldBuf_, kRowsAiv * 64 * sizeof(float));
+    pipe_.InitBuffer(rowBuf_, kRowsAiv * sizeof(float) + 2 * kRowsAiv * 32);
     // Per row one 32-byte block: max and sum per work-item parity, exp(m_old - m_new) per slot.
     pipe_.InitBuffer(stateBuf_, (4 + kSlots) * kRowsAiv * 32);
   }
@@ -268,9 +267,9 @@ class VectorSide {
   __aicore__ inline LocalTensor<float> State(uint32_t i) {
     return stateBuf_.Get<float>()[i * kRowsAiv * 8];
   }
-  __aicore__ inline LocalTensor<float> Max(uint32_t w) { return State(w % 2); }
-  __aicore__ inline LocalTensor<float> Sum(uint32_t w) { return State(2 + w % 2); }
-  __aicore__ inline LocalTensor<float> ExpMax(uint32_t g) { return State(4 + g % kSlots); }
+  __aicore__ inline LocalTensor<float> MaxOf(uint32_t w) { return State(w % 2); }
+  __aicore__ inline LocalTensor<float> SumOf(uint32_t w) { return State(2 + w % 2); }
+  __aicore__ inline LocalTensor<float> ExpMaxOf(uint32_t g) { return State(4 + g % kSlots); }
 
   // Both AIVs are done with the block before either signals the AIC, so the AIC's count is one
   // per block whether a mode-2 set from the AIVs counts per AIV or per pair.
@@ -284,19 +283,41 @@ class VectorSide {
   __aicore__ inline void Softmax(uint32_t g) {
     const uint32_t w = sch_.Item(g), slot = g % kSlots;
     constexpr uint32_t n = kRowsAiv * kBlockKv;
+    constexpr uint32_t stat = kRowsAiv * 8;  // floats of a per-row block statistic
     CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
     LocalTensor<float> s = qS_.AllocTensor<float>();
     DataCopy(s, sGm_[slot * kTileQ * kBlockKv + row0_ * kBlockKv], n);
     qS_.EnQue(s);
     s = qS_.DeQue<float>();
+    LocalTensor<float> fold = foldBuf_.Get<float>();  // [64 rows, 64]
+    LocalTensor<float> red = rowBuf_.Get<float>();    // 64 row values
+    LocalTensor<float> rowMax = red[kRowsAiv];        // [64, 8] blocks
+    LocalTensor<float> rowSum = rowMax[stat];
+    LocalTensor<float> max = MaxOf(w), sum = SumOf(w), expMax = ExpMaxOf(g);
+    const bool first = sch_.Kv(g) == 0;
+    // Rows of 128 floats are 16 blocks apart; the two 64-column halves of a row fold into one
+    // repeat of `fold`, then one reduction per row.
+    const BinaryRepeatParams halves(1, 1, 1, 8, 16, 16);
+    const BinaryRepeatParams perRow(1, 1, 0, 16, 16, 1);
     Muls(s, s, scale_, n);
-    LocalTensor<uint8_t> tmp = tmpBuf_.Get<uint8_t>();
-    if (sch_.Kv(g) == 0) {
-      SoftmaxFlashV2<float, false>(s, Sum(w), Max(w), s, ExpMax(g), Sum(w), Max(w), tmp,
-                                   tiling_);
-    } else {
-      SoftmaxFlashV2<float, true>(s, Sum(w), Max(w), s, ExpMax(g), Sum(w), Max(w), tmp,
-                                  tiling_);
+    Max(fold, s, s[64], 64, kRowsAiv, halves);
+    WholeReduceMax(red, fold, 64, kRowsAiv, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+    Brcb(first ? max : rowMax, red, kRowsAiv / 8, BrcbRepeatParams(1, 8));
+    if (!first) {  // m_new = max(m_old, rowmax), expMax = exp(m_old - m_new)
+      Max(rowMax, rowMax, max, stat);
+      Sub(expMax, max, rowMax, stat);
+      Exp(expMax, expMax, stat);
+      DataCopy(max, rowMax, stat);
+    }
+    Sub(s, s, max, 64, kRowsAiv, perRow);
+    Sub(s[64], s[64], max, 64, kRowsAiv, perRow);
+    Exp(s, s, n);
+    Add(fold, s, s[64], 64, kRowsAiv, halves);
+    WholeReduceSum(red, fold, 64, kRowsAiv, 1, 1, 8);
+    Brcb(first ? sum : rowSum, red, kRowsAiv / 8, BrcbRepeatParams(1, 8));
+    if (!first) {  // l = l * expMax + rowsum
+      Mul(sum, sum, expMax, stat);
+      Add(sum, sum, rowSum, stat);
     }
     LocalTensor<half> p = qP_.AllocTensor<half>();
     Cast(p, s, RoundMode::CAST_RINT, n);
@@ -324,12 +345,12 @@ class VectorSide {
     if (j == 0) {
       DataCopy(acc, o, n);
     } else {
-      Mul(acc, acc, ExpMax(g), kHeadDim, kRowsAiv, perRow);
+      Mul(acc, acc, ExpMaxOf(g), kHeadDim, kRowsAiv, perRow);
       Add(acc, acc, o, n);
     }
     qO_.FreeTensor(o);
     if (j + 1 == sch_.Blocks()) {
-      Div(acc, acc, Sum(w), kHeadDim, kRowsAiv, perRow);
+      Div(acc, acc, SumOf(w), kHeadDim, kRowsAiv, perRow);
       LocalTensor<half> out = qOut_.AllocTensor<half>();
       Cast(out, acc, RoundMode::CAST_RINT, n);
       qOut_.EnQue(out);
@@ -340,7 +361,6 @@ class VectorSide {
   }
 
   Schedule sch_{};
-  SoftMaxTiling tiling_{};
   float scale_ = 0;
   uint32_t row0_ = 0;  // this AIV's first row of the query tile
   TPipe pipe_;
@@ -348,7 +368,7 @@ class VectorSide {
   TQue<QuePosition::VECOUT, kDepth> qP_;
   TQue<QuePosition::VECIN, kDepth> qO_;
   TQue<QuePosition::VECOUT, 1> qOut_;
-  TBuf<QuePosition::VECCALC> accBuf_, tmpBuf_, stateBuf_;
+  TBuf<QuePosition::VECCALC> accBuf_, foldBuf_, rowBuf_, stateBuf_;
   GlobalTensor<half> oGm_, pGm_;
   GlobalTensor<float> sGm_, owGm_;
 };
@@ -376,10 +396,8 @@ extern "C" __global__ __aicore__ void attention_stage4(GM_ADDR q, GM_ADDR k, GM_
 #include <vector>
 
 #include "tikicpulib.h"
-#include "tiling/tiling_api.h"
 
 namespace {
-constexpr uint32_t kUbBudget = 16 * 1024;  // SoftmaxFlashV2 scratch at most
 
 // Inputs in [-2, 2): scores of a few units, so the softmax is far from flat.
 half Input(size_t i, uint32_t salt) {
@@ -452,10 +470,6 @@ int main(int argc, char** argv) {
   host.heads = heads;
   host.seq = seq;
   host.scale = 1.0f / std::sqrt(float(kHeadDim));
-  const AscendC::TensorShape block({kRowsAiv, kBlockKv});
-  host.softmaxTmpBytes = AscendC::GetSoftMaxFlashV2MaxTmpSize(block, 4, 4, true);
-  if (host.softmaxTmpBytes > kUbBudget) host.softmaxTmpBytes = kUbBudget;
-  AscendC::SoftMaxFlashV2TilingFunc(block, 4, 4, host.softmaxTmpBytes, host.softmax, true);
   auto* tiling = static_cast<AttentionTiling*>(AscendC::GmAlloc(sizeof(AttentionTiling)));
   *tiling = host;
   AscendC::SetKernelMode(KernelMode::MIX_MODE);
