@@ -809,7 +809,7 @@ class Sanitizer::Impl {
   void CrossCoreSet(CoreState& cs, const sim::Instr& in) {
     const bool message = in.repeat == 0;
     Knowledge release = cs.known;
-    ClockVec own = message ? cs.cnt : Snapshot(cs, in.pipe);
+    ClockVec own = message || in.pipe == Pipe::kAll ? cs.cnt : Snapshot(cs, in.pipe);
     own[Idx(Pipe::kS)] = cs.cnt[Idx(Pipe::kS)];
     JoinKnowledge(release, Knowledge{{cs.index, own}});
     const uint32_t need = std::max<uint32_t>(1, in.repeat);
