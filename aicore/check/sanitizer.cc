@@ -101,7 +101,8 @@ using GmPage = std::array<Granule, kGranulesPerPage>;
 
 // Note [Cross-core happens-before]
 // Each block knows, per other block it has heard from, the newest clock of each of that block's
-// pipes known complete (Knowledge: a small vector sorted by block, empty until flags are used).
+// pipes known complete (Knowledge: a small vector sorted by block; empty in launches of one core
+// type that use no cross-core flags).
 // - CrossCoreSetFlag on pipe p releases Snapshot(p) (the setter's pipes complete before p's next
 //   instruction; S entries whole, as scalar instructions complete in place) joined with what the
 //   setter knows. The sim records one set per target counter; the sets of one increment (modes
@@ -119,8 +120,8 @@ using GmPage = std::array<Granule, kGranulesPerPage>;
 //   (themselves included) is joined per barrier generation and acquired after it, so flag chains
 //   continue through a SyncAll.
 // Costs: a set or wait copies Knowledge (a few entries for AIC <-> AIV handoffs, one per block
-// after a SyncAll in a launch that uses flags); an access pays a lookup only when the granule's
-// last access is another block's in the same epoch.
+// after a SyncAll of a mix launch); a GM access pays a lookup only when the granule's last access
+// is another block's in the same epochs.
 using Knowledge = std::vector<std::pair<int32_t, ClockVec>>;
 
 void JoinKnowledge(Knowledge& into, const Knowledge& from) {
@@ -263,7 +264,6 @@ class Sanitizer::Impl {
     kernel_ = kernel;
     states_.clear();
     core_names_.clear();
-    core_types_.clear();
     for (auto& s : shards_) s.pages.clear();
     std::lock_guard<std::mutex> fl(flags_mu_);
     channels_.clear();
@@ -377,7 +377,6 @@ class Sanitizer::Impl {
                           std::memory_order_relaxed);
     }
     core_names_.push_back(core.Name());
-    core_types_.push_back(static_cast<uint8_t>(core.id().type));
     CoreState* raw = st.get();
     states_[&core] = std::move(st);
     return raw;
@@ -944,7 +943,6 @@ class Sanitizer::Impl {
   std::string kernel_;
   std::unordered_map<const sim::Core*, std::unique_ptr<CoreState>> states_;
   std::vector<std::string> core_names_;
-  std::vector<uint8_t> core_types_;
   std::atomic<bool> mixed_launch_{false};  // the launch runs AICs and AIVs
   std::array<Shard, kShards> shards_;
 
