@@ -17,9 +17,12 @@
 //   a core touches: the last write and, per pipe, the reads since, each with its clock, call site
 //   and a byte mask, so neighbouring transfers that share a granule are not confused.
 // - Across cores, a shared GM shadow keeps per granule the last writing block and up to two
-//   reading blocks with their SyncAll epoch: accesses of different blocks in the same epoch are
-//   concurrent (WAW: overlapping GM write, RAW/WAR: cross-core race). Atomic writes
-//   (SetAtomicAdd etc.) do not conflict with each other.
+//   reading blocks, each stamped (block, pipe, cnt[pipe], SyncAll epochs). An earlier access of
+//   another block is ordered before the current one when a SyncAll separates them (an epoch of
+//   the cores both take part in differs) or when the current block knows its stamp through a
+//   chain of cross-core flags; otherwise they are concurrent (WAW: overlapping GM write, RAW/WAR:
+//   cross-core race). Atomic writes (SetAtomicAdd etc.) do not conflict with each other.
+//   See Note [Cross-core happens-before].
 // - initcheck keeps one "written" bit per local granule from block start; a read of a granule
 //   never written is reported. Writes mark whole granules (DataCopy moves whole 32-byte blocks).
 // - synccheck walks the flags and queue buffers still pending when a block ends normally.
@@ -31,6 +34,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -41,6 +45,7 @@
 #include "aicore/runtime/memory/caching_allocator.h"
 #include "aicore/sim/core.h"
 #include "aicore/sim/gm_registry.h"
+#include "aicore/sim/scheduler.h"
 
 namespace aicore::check {
 
@@ -94,11 +99,65 @@ struct Granule {
 };
 using GmPage = std::array<Granule, kGranulesPerPage>;
 
+// Note [Cross-core happens-before]
+// Each block knows, per other block it has heard from, the newest clock of each of that block's
+// pipes known complete (Knowledge: a small vector sorted by block; empty in launches of one core
+// type that use no cross-core flags).
+// - CrossCoreSetFlag on pipe p releases Snapshot(p) (the setter's pipes complete before p's next
+//   instruction; S entries whole, as scalar instructions complete in place) joined with what the
+//   setter knows. The sim records one set per target counter; the sets of one increment (modes
+//   0 and 1, the AIVs' sets in mode 2, Instr::repeat of them) are gathered one per setter, as the
+//   sim counts them (Note [Cross-core flags]), into one token of that counter; tokens queue in
+//   order. Matmul messages (repeat 0, several senders, served in their own order) release
+//   everything the sender issued into a join the receiver takes whole.
+// - CrossCoreWaitFlag takes the oldest token of the caller's counter. Its record is issued before
+//   the wait blocks, so the acquire is deferred to the block's next record: by then the sets that
+//   released it have been recorded (a set is recorded before the counter grows). The acquire
+//   orders every later access of the block (conservative for waits on a DMA pipe).
+// - SyncAll: the block's epoch (every SyncAll) and full epoch (SyncAll<false>: every core of a
+//   mix launch) advance; a block's earlier accesses are ordered before a block of the same type
+//   in a later epoch, and before any block in a later full epoch. What the participants knew
+//   (themselves included) is joined per barrier generation and acquired after it, so flag chains
+//   continue through a SyncAll.
+// Costs: a set or wait copies Knowledge (a few entries for AIC <-> AIV handoffs, one per block
+// after a SyncAll of a mix launch); a GM access pays a lookup only when the granule's last access
+// is another block's in the same epochs.
+using Knowledge = std::vector<std::pair<int32_t, ClockVec>>;
+
+void JoinKnowledge(Knowledge& into, const Knowledge& from) {
+  for (const auto& [core, clock] : from) {
+    auto it = std::lower_bound(into.begin(), into.end(), core,
+                               [](const auto& e, int32_t c) { return e.first < c; });
+    if (it != into.end() && it->first == core) {
+      Join(it->second, clock);
+    } else {
+      into.insert(it, {core, clock});
+    }
+  }
+}
+
+const ClockVec* FindKnown(const Knowledge& k, int32_t core) {
+  auto it = std::lower_bound(k.begin(), k.end(), core,
+                             [](const auto& e, int32_t c) { return e.first < c; });
+  return it != k.end() && it->first == core ? &it->second : nullptr;
+}
+
+// One target counter's releases (Note [Cross-core happens-before]).
+struct FlagChannel {
+  std::map<int32_t, std::deque<Knowledge>> arrivals;  // setter -> its sets not in a token yet
+  std::deque<Knowledge> tokens;                       // increments not taken yet, oldest first
+  Knowledge messages;                                 // join of every Matmul message
+};
+
 struct BlockAccess {
-  int32_t core = -1;  // index of the block in the launch; -1: none
-  uint32_t epoch = 0; // SyncAll calls the block had passed
+  int32_t core = -1;       // index of the block in the launch; -1: none
+  uint32_t epoch = 0;      // SyncAll calls the block had passed
+  uint32_t full_epoch = 0; // SyncAll<false> calls the block had passed
+  Clock clock = 0;         // cnt[pipe] of the access
   uint32_t site = 0;
   uint32_t mask = 0;
+  uint8_t pipe = 0;
+  uint8_t type = 0;        // sim::CoreType of the block
 };
 struct SharedGranule {
   BlockAccess write;
@@ -150,10 +209,20 @@ struct Finding {
   std::string detail;
 };
 
+// A cross-core acquire waiting for the block's next record (Note [Cross-core happens-before]).
+enum class PendingAcquire : uint8_t { kNone, kFlag, kSyncAll };
+
 struct CoreState {
   sim::Core* core = nullptr;
   int32_t index = 0;
+  uint8_t type = 0;  // sim::CoreType
   uint32_t epoch = 0;
+  uint32_t full_epoch = 0;
+  Knowledge known;                           // what this block knows of the others
+  PendingAcquire pending = PendingAcquire::kNone;
+  int32_t pending_key = 0;                   // kFlag: the counter; kSyncAll: the barrier kind
+  uint32_t pending_gen = 0;                  // kSyncAll: the generation
+  std::array<uint32_t, 2> syncalls{};        // SyncAlls passed, per kind (0 full, 1 AIV-only)
   ClockVec cnt{};
   std::array<ClockVec, kPipes> vc{};
   std::unordered_map<uint32_t, PendingFlag> flags;  // key: (src * 8 + dst) * 64 + id
@@ -195,15 +264,19 @@ class Sanitizer::Impl {
     kernel_ = kernel;
     states_.clear();
     core_names_.clear();
-    core_types_.clear();
-    cross_core_flags_ = false;
     for (auto& s : shards_) s.pages.clear();
+    std::lock_guard<std::mutex> fl(flags_mu_);
+    channels_.clear();
+    barriers_.clear();
   }
 
   void LaunchEnd() {
     std::lock_guard<std::mutex> lk(mu_);
     states_.clear();
     for (auto& s : shards_) s.pages.clear();
+    std::lock_guard<std::mutex> fl(flags_mu_);
+    channels_.clear();
+    barriers_.clear();
   }
 
   void BlockBegin(sim::Core& core) {
@@ -226,6 +299,7 @@ class Sanitizer::Impl {
   // --- the funnel ---
   void Instr(sim::Core& core, const sim::Instr& in) {
     CoreState& cs = StateOf(core);
+    if (cs.pending != PendingAcquire::kNone) [[unlikely]] Acquire(cs);
     switch (in.kind) {
       case sim::InstrKind::kCompute:
       case sim::InstrKind::kCopy:
@@ -236,16 +310,13 @@ class Sanitizer::Impl {
       case sim::InstrKind::kWaitFlag: WaitFlag(cs, in); break;
       case sim::InstrKind::kBarrier: Barrier(cs, in.pipe); break;
       case sim::InstrKind::kQueue: Queue(cs, in); break;
-      case sim::InstrKind::kSyncAll:
-        Barrier(cs, Pipe::kAll);
-        ++cs.epoch;
-        break;
-      case sim::InstrKind::kCrossCoreSet:
+      case sim::InstrKind::kSyncAll: SyncAll(cs, in); break;
+      // Inside the core cross-core flags order nothing the pipes' own flags do not; across
+      // cores they are happens-before edges (Note [Cross-core happens-before]).
+      case sim::InstrKind::kCrossCoreSet: CrossCoreSet(cs, in); break;
       case sim::InstrKind::kCrossCoreWait:
-        // Cross-core flags order blocks pairwise, which SyncAll epochs cannot express; the
-        // cross-core GM check stands down for the rest of the launch rather than guess. Inside
-        // the core they order nothing the pipes' own flags do not.
-        cross_core_flags_.store(true, std::memory_order_relaxed);
+        cs.pending = PendingAcquire::kFlag;
+        cs.pending_key = in.event_id;
         break;
     }
   }
@@ -299,8 +370,13 @@ class Sanitizer::Impl {
     auto st = std::make_unique<CoreState>();
     st->core = &core;
     st->index = static_cast<int32_t>(core_names_.size());
+    st->type = static_cast<uint8_t>(core.id().type);
+    if (core_names_.empty()) {  // first block of the launch, on its worker thread
+      mixed_launch_.store(sim::LaunchCoreCount(sim::CoreType::kAic) > 0 &&
+                              sim::LaunchCoreCount(sim::CoreType::kAiv) > 0,
+                          std::memory_order_relaxed);
+    }
     core_names_.push_back(core.Name());
-    core_types_.push_back(static_cast<uint8_t>(core.id().type));
     CoreState* raw = st.get();
     states_[&core] = std::move(st);
     return raw;
@@ -430,21 +506,24 @@ class Sanitizer::Impl {
     }
   }
 
-  bool Comparable(int32_t a, int32_t b) {
-    // AIC and AIV cores synchronise through cross-core flags, not SyncAll epochs.
-    std::lock_guard<std::mutex> lk(mu_);
-    return core_types_[a] == core_types_[b];
+  // Returns whether block access `a` happens before the current point of block `cs`
+  // (Note [Cross-core happens-before]).
+  static bool OrderedAcross(const CoreState& cs, const BlockAccess& a) {
+    if (a.core == cs.index || a.full_epoch != cs.full_epoch) return true;
+    if (a.type == cs.type && a.epoch != cs.epoch) return true;
+    if (cs.known.empty()) return false;
+    const ClockVec* k = FindKnown(cs.known, a.core);
+    return k != nullptr && (*k)[a.pipe] >= a.clock;
   }
 
   // Checks one granule (starting at byte `glo`) of the shared GM shadow against the current
-  // block's access and records it.
-  void CheckShared(CoreState& cs, SharedGranule& sg, bool write, bool atomic, uint32_t site,
-                   uint32_t mask, uint64_t glo) {
-    const int32_t self = cs.index;
-    const uint32_t e = cs.epoch;
+  // block's access (pipe p, clock c) and records it.
+  static void CheckShared(CoreState& cs, SharedGranule& sg, bool write, bool atomic, Pipe p,
+                          Clock c, uint32_t site, uint32_t mask, uint64_t glo) {
+    const BlockAccess me{cs.index, cs.epoch, cs.full_epoch, c, site, mask,
+                         static_cast<uint8_t>(Idx(p)), cs.type};
     BlockAccess& w = sg.write;
-    if (w.core >= 0 && w.core != self && w.epoch == e && (w.mask & mask) &&
-        Comparable(w.core, self)) {
+    if (w.core >= 0 && (w.mask & mask) && !OrderedAcross(cs, w)) {
       const uint32_t both = w.mask & mask;
       if (!write) {
         Note(cs, DefectKind::kCrossCoreRace, w.site, w.core, arch::Buffer::kGm,
@@ -456,40 +535,42 @@ class Sanitizer::Impl {
     }
     if (write) {
       for (BlockAccess& r : sg.reads) {
-        if (r.core >= 0 && r.core != self && r.epoch == e && (r.mask & mask) &&
-            Comparable(r.core, self)) {
+        if (r.core >= 0 && (r.mask & mask) && !OrderedAcross(cs, r)) {
           Note(cs, DefectKind::kCrossCoreRace, r.site, r.core, arch::Buffer::kGm,
                glo + LowByte(r.mask & mask), glo + HighByte(r.mask & mask));
         }
       }
-      if (w.core == self && w.epoch == e) {
+      // One instruction's strided ranges share a stamp; a later write replaces the record (an
+      // older write of this block to other bytes of the granule is forgotten: can miss, never
+      // invents, a race).
+      if (w.core == cs.index && w.clock == c && w.pipe == me.pipe) {
         w.mask |= mask;
-        w.site = site;
       } else {
-        w = {self, e, site, mask};
+        w = me;
       }
       sg.write_atomic = atomic;
       return;
     }
     BlockAccess* slot = nullptr;
     for (BlockAccess& r : sg.reads) {
-      if (r.core == self) slot = &r;
+      if (r.core == cs.index) slot = &r;
     }
-    if (slot != nullptr && slot->epoch == e) {
-      slot->mask |= mask;
-      slot->site = site;
+    if (slot != nullptr) {
+      if (slot->clock == c && slot->pipe == me.pipe) {
+        slot->mask |= mask;
+      } else {
+        *slot = me;
+      }
       return;
     }
-    if (slot == nullptr) {
-      for (BlockAccess& r : sg.reads) {
-        if (r.core < 0 || r.epoch != e) {
-          slot = &r;
-          break;
-        }
+    for (BlockAccess& r : sg.reads) {
+      if (r.core < 0 || OrderedAcross(cs, r)) {
+        slot = &r;
+        break;
       }
     }
     if (slot == nullptr) slot = &sg.reads[1];
-    *slot = {self, e, site, mask};
+    *slot = me;
   }
 
   void TouchLocal(CoreState& cs, arch::Buffer b, uint64_t lo, uint64_t hi, bool write, Pipe p,
@@ -530,8 +611,7 @@ class Sanitizer::Impl {
   void TouchGm(CoreState& cs, uint64_t lo, uint64_t hi, bool write, bool atomic, Pipe p, Clock c,
                uint32_t site) {
     const bool race = options_.tools & kRacecheck;
-    const bool cross = (options_.tools & (kRacecheck | kMemcheck)) &&
-                       !cross_core_flags_.load(std::memory_order_relaxed);
+    const bool cross = options_.tools & (kRacecheck | kMemcheck);
     for (uint64_t page = lo / kPageBytes; page <= (hi - 1) / kPageBytes; ++page) {
       const uint64_t plo = std::max(lo, page * kPageBytes);
       const uint64_t phi = std::min(hi, (page + 1) * kPageBytes);
@@ -552,7 +632,7 @@ class Sanitizer::Impl {
         auto& slot = shard.pages[page];
         if (!slot) slot = std::make_unique<SharedPage>();
         for (uint64_t g = g0; g <= g1; ++g) {
-          CheckShared(cs, (*slot)[g - first], write, atomic, site, MaskOf(g, plo, phi),
+          CheckShared(cs, (*slot)[g - first], write, atomic, p, c, site, MaskOf(g, plo, phi),
                       g * kGranuleBytes);
         }
       }
@@ -667,11 +747,14 @@ class Sanitizer::Impl {
                       qn, "_", pn, ">/WaitFlag<HardEvent::", qn, "_", pn,
                       "> (or pass the buffer through a TQue) between the two calls");
       case DefectKind::kCrossCoreRace:
-        return "another block touches these GM bytes in the same SyncAll phase: add SyncAll() "
-               "between the write and the other block's access";
+        return "no SyncAll and no chain of cross-core flags orders the other block's access "
+               "before this one: add SyncAll() between them, or have the first block "
+               "CrossCoreSetFlag on the pipe of its access and this block CrossCoreWaitFlag "
+               "that flag before its access";
       case DefectKind::kGmOverlap:
-        return "two blocks write the same GM bytes in the same SyncAll phase; the result depends "
-               "on which finishes last (partition the output, use SetAtomicAdd, or SyncAll)";
+        return "two blocks write the same GM bytes with no SyncAll or cross-core flag between "
+               "them; the result depends on which finishes last (partition the output, use "
+               "SetAtomicAdd, SyncAll, or a CrossCoreSetFlag/CrossCoreWaitFlag handoff)";
       case DefectKind::kOutOfBounds:
         return StrCat("the access ends past the core's ", arch::BufferName(f.buffer), " of ",
                       f.hi, " B");
@@ -719,6 +802,74 @@ class Sanitizer::Impl {
     if (it == cs.flags.end() || !it->second.set) return;  // the kernel layer fails this call
     JoinInto(cs, in.wait_pipe, it->second.snapshot);
     it->second.set = false;
+  }
+
+  // Records a CrossCoreSetFlag towards one target counter (Note [Cross-core happens-before]).
+  void CrossCoreSet(CoreState& cs, const sim::Instr& in) {
+    const bool message = in.repeat == 0;
+    Knowledge release = cs.known;
+    ClockVec own = message || in.pipe == Pipe::kAll ? cs.cnt : Snapshot(cs, in.pipe);
+    own[Idx(Pipe::kS)] = cs.cnt[Idx(Pipe::kS)];
+    JoinKnowledge(release, Knowledge{{cs.index, own}});
+    const uint32_t need = std::max<uint32_t>(1, in.repeat);
+    std::lock_guard<std::mutex> lk(flags_mu_);
+    FlagChannel& ch = channels_[in.event_id];
+    if (message) {
+      JoinKnowledge(ch.messages, release);
+      return;
+    }
+    if (need == 1) {
+      ch.tokens.push_back(std::move(release));
+      return;
+    }
+    ch.arrivals[cs.index].push_back(std::move(release));
+    if (ch.arrivals.size() < need) return;
+    Knowledge token;
+    for (auto it = ch.arrivals.begin(); it != ch.arrivals.end();) {
+      JoinKnowledge(token, it->second.front());
+      it->second.pop_front();
+      it = it->second.empty() ? ch.arrivals.erase(it) : std::next(it);
+    }
+    ch.tokens.push_back(std::move(token));
+  }
+
+  // Takes what the block's last CrossCoreWaitFlag or SyncAll released to it.
+  void Acquire(CoreState& cs) {
+    std::lock_guard<std::mutex> lk(flags_mu_);
+    if (cs.pending == PendingAcquire::kFlag) {
+      auto it = channels_.find(cs.pending_key);
+      if (it != channels_.end()) {
+        FlagChannel& ch = it->second;
+        if (!ch.tokens.empty()) {
+          JoinKnowledge(cs.known, ch.tokens.front());
+          ch.tokens.pop_front();
+        }
+        JoinKnowledge(cs.known, ch.messages);
+      }
+    } else {
+      auto it = barriers_.find({cs.pending_key, cs.pending_gen});
+      if (it != barriers_.end()) JoinKnowledge(cs.known, it->second);
+    }
+    cs.pending = PendingAcquire::kNone;
+  }
+
+  void SyncAll(CoreState& cs, const sim::Instr& in) {
+    Barrier(cs, Pipe::kAll);
+    const int kind = in.event_id == 1 ? 1 : 0;  // 1: SyncAll<true>, only the AIVs meet
+    ++cs.epoch;
+    if (kind == 0) ++cs.full_epoch;
+    const uint32_t gen = cs.syncalls[kind]++;
+    // In a launch of one core type the epochs already order everything before a SyncAll.
+    if (!mixed_launch_.load(std::memory_order_relaxed)) return;
+    {
+      std::lock_guard<std::mutex> lk(flags_mu_);
+      Knowledge& acc = barriers_[{kind, gen}];
+      JoinKnowledge(acc, cs.known);
+      JoinKnowledge(acc, Knowledge{{cs.index, cs.cnt}});
+    }
+    cs.pending = PendingAcquire::kSyncAll;
+    cs.pending_key = kind;
+    cs.pending_gen = gen;
   }
 
   static void Barrier(CoreState& cs, Pipe p) {
@@ -792,9 +943,13 @@ class Sanitizer::Impl {
   std::string kernel_;
   std::unordered_map<const sim::Core*, std::unique_ptr<CoreState>> states_;
   std::vector<std::string> core_names_;
-  std::vector<uint8_t> core_types_;
-  std::atomic<bool> cross_core_flags_{false};
+  std::atomic<bool> mixed_launch_{false};  // the launch runs AICs and AIVs
   std::array<Shard, kShards> shards_;
+
+  // Cross-core releases (Note [Cross-core happens-before]).
+  std::mutex flags_mu_;
+  std::unordered_map<int32_t, FlagChannel> channels_;              // key: the funnel's sync key
+  std::map<std::pair<int, uint32_t>, Knowledge> barriers_;          // (kind, generation)
 
   mutable std::mutex sites_mu_;
   std::vector<SiteKey> sites_;  // site id i is sites_[i - 1]; 0 means none

@@ -1,7 +1,9 @@
 // The sanitizer: an instruction-funnel observer that finds what a CPU run hides but hardware
-// breaks on: races between concurrently running pipes and between cores, unpaired flags and
-// unfreed queue buffers, out-of-bounds and overlapping GM writes, reads of uninitialised local
-// memory, and GM leaks. See docs/sanitizer.md for each defect class and its report.
+// breaks on: races between concurrently running pipes and between cores (SyncAll and chains of
+// CrossCoreSetFlag/CrossCoreWaitFlag are the edges between cores, AIC and AIV alike, so the GM
+// handoffs of mix kernels are checked too), unpaired flags and unfreed queue buffers,
+// out-of-bounds and overlapping GM writes, reads of uninitialised local memory, and GM leaks.
+// See docs/sanitizer.md for each defect class and its report.
 #pragma once
 
 #include <cstdint>

@@ -63,7 +63,7 @@ struct Instr {
   uint8_t src_count = 0;
   uint64_t elements = 0;          // elements processed
   uint32_t repeat = 0;            // vector repeat count (level-0 APIs), 0 otherwise
-  int32_t event_id = -1;          // flags and queue events
+  int32_t event_id = -1;          // flags and queue events; SyncAll: 1 when isAIVOnly, else 0
   uint64_t flops = 0;
   std::source_location loc;
 };

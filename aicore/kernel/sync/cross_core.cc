@@ -33,10 +33,12 @@ int32_t FunnelKey(const Target& t, uint16_t flag) {
 uint64_t CounterKey(const Target& t, uint16_t flag) {
   return (uint64_t{1} << 40) | static_cast<uint32_t>(FunnelKey(t, flag));
 }
-// Arrivals of the sets that together make one increment (modes 0 and 1, and AIVs in mode 2).
-uint64_t ArrivalKey(uint8_t mode, CoreType type, int64_t group, uint16_t flag) {
-  return (uint64_t{2} << 40) | (uint64_t{mode} << 36) | (uint64_t{flag} << 28) |
-         (type == CoreType::kAic ? 0 : uint64_t{1} << 27) | static_cast<uint64_t>(group);
+// The sets participant `who` (of the `need` that together make one increment: modes 0 and 1,
+// and AIVs in mode 2) has made and no increment has used yet. group, who < 2^23.
+uint64_t ArrivalKey(uint8_t mode, CoreType type, int64_t group, uint16_t flag, int64_t who) {
+  return (uint64_t{3} << 56) | (uint64_t{mode} << 52) | (uint64_t{flag} << 47) |
+         (type == CoreType::kAic ? 0 : uint64_t{1} << 46) |
+         (static_cast<uint64_t>(group) << 23) | static_cast<uint64_t>(who);
 }
 
 void CheckCall(const char* api, uint8_t mode, uint16_t flag, const SrcLoc& loc) {
@@ -67,9 +69,11 @@ void CrossCoreSet(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) {
   std::vector<Target> targets;
   int64_t need = 1;
   int64_t group = 0;
+  int64_t who = 0;  // the caller's place among the `need` participants
   switch (mode) {
     case 0:
       need = id.type == CoreType::kAic ? n_aic : n_aiv;
+      who = id.block_idx;
       for (int64_t b = 0; b < need; ++b) targets.push_back({id.type, b});
       break;
     case 1:
@@ -79,6 +83,7 @@ void CrossCoreSet(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) {
       }
       need = id.sub_block_num;
       group = id.group_idx;
+      who = id.sub_block_idx;
       for (int64_t s = 0; s < need; ++s)
         targets.push_back({CoreType::kAiv, id.block_idx - id.sub_block_idx + s});
       break;
@@ -95,6 +100,7 @@ void CrossCoreSet(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) {
       } else {
         need = id.sub_block_num;
         group = id.group_idx;
+        who = id.sub_block_idx;
         targets.push_back({CoreType::kAic, id.group_idx});
       }
       break;
@@ -115,9 +121,13 @@ void CrossCoreSet(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) {
   const Target* overflow = nullptr;
   aicore::sim::WithSchedulerLock([&](LaunchShared& sh) {
     if (need > 1) {
-      int64_t& arrived = sh.counters[ArrivalKey(mode, id.type, group, flag)];
-      if (++arrived < need) return;
-      arrived = 0;
+      // One increment takes one set of every participant: a second set of the same core waits
+      // for the others (Note [Cross-core flags]).
+      ++sh.counters[ArrivalKey(mode, id.type, group, flag, who)];
+      for (int64_t w = 0; w < need; ++w) {
+        if (sh.counters[ArrivalKey(mode, id.type, group, flag, w)] == 0) return;
+      }
+      for (int64_t w = 0; w < need; ++w) --sh.counters[ArrivalKey(mode, id.type, group, flag, w)];
     }
     for (const Target& t : targets) {
       if (sh.counters[CounterKey(t, flag)] >= kCounterLimit) {

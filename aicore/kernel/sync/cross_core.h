@@ -23,6 +23,11 @@ void CrossCoreWait(uint8_t mode, pipe_t pipe, uint16_t flag_id, const SrcLoc& lo
 //   1: when both AIVs of the caller's AI Core (mix group) have set it, each gets +1;
 //   2: an AIC set gives each AIV of its group +1; once every AIV of the group has set it, the
 //      group's AIC gets +1.
+// "Every core has set" counts per core: one increment takes one set from each participant, so
+// an AIV that sets a mode-2 flag twice before its partner sets it once gives the AIC one
+// increment, not two (its second set waits for the partner's next one). The CrossCoreSetFlag
+// page (CANN 8.0, Atlas A2) says the Cube core's counter grows by 1 "once both Vector cores have
+// run CrossCoreSetFlag", and the 950's mode 4 exists to let either AIV alone release the AIC.
 // A counter holds at most 15: a set that would make it 16 is an error (hardware would hang). A
 // wait no core can satisfy is reported by the scheduler's deadlock detection. The funnel records
 // one set per target counter, with Instr::repeat = how many sets make one increment, so the

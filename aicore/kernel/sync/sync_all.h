@@ -21,6 +21,7 @@ void SyncAllBarrier(SrcLoc loc, int64_t participants) {
                  in.kind = aicore::sim::InstrKind::kSyncAll;
                  in.api = "SyncAll";
                  in.pipe = aicore::sim::Pipe::kAll;
+                 in.event_id = isAIVOnly ? 1 : 0;  // 1: only the AIVs of a mix launch meet
                  in.loc = loc;
                  return in;
                }()));

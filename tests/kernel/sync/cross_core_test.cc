@@ -86,6 +86,56 @@ TEST_P(CrossCoreTest, Mode1SynchronisesTheAivsOfOneGroup) {
   for (uint32_t b = 0; b < 2 * kGroups; ++b) EXPECT_EQ(seen[b], 2) << "AIV " << b;
 }
 
+// One increment takes one set of every participant (Note [Cross-core flags]): two mode-2 sets of
+// one AIV do not release the AIC while its partner has set nothing, and the AIC's second wait
+// needs the partner's second set.
+TEST_P(CrossCoreTest, Mode2CountsTheSetsOfEachAiv) {
+  auto lone = RunMix(1, [&] {
+    if (ASCEND_IS_AIC) CrossCoreWaitFlag<2, PIPE_S>(4);
+    if (ASCEND_IS_AIV && GetSubBlockIdx() == 0) {
+      CrossCoreSetFlag<2, PIPE_MTE3>(4);
+      CrossCoreSetFlag<2, PIPE_MTE3>(4);
+    }
+  });
+  EXPECT_EQ(lone.code(), aicore::StatusCode::kDeadlock) << lone.message();
+  EXPECT_THAT(lone.message(), HasSubstr("CrossCoreWaitFlag(4)"));
+
+  std::atomic<int> passed{0};
+  auto uneven = RunMix(1, [&] {
+    if (ASCEND_IS_AIC) {
+      CrossCoreWaitFlag<2, PIPE_S>(4);
+      passed.fetch_add(1);
+      CrossCoreWaitFlag<2, PIPE_S>(4);  // AIV 1 set once: this wait is never satisfied
+      passed.fetch_add(1);
+      return;
+    }
+    CrossCoreSetFlag<2, PIPE_MTE3>(4);
+    if (GetSubBlockIdx() == 0) CrossCoreSetFlag<2, PIPE_MTE3>(4);
+  });
+  EXPECT_EQ(uneven.code(), aicore::StatusCode::kDeadlock) << uneven.message();
+  EXPECT_EQ(passed.load(), 1);
+
+  auto even = RunMix(2, [&] {
+    if (ASCEND_IS_AIC) {
+      for (int i = 0; i < 3; ++i) CrossCoreWaitFlag<2, PIPE_S>(4);
+      return;
+    }
+    for (int i = 0; i < 3; ++i) CrossCoreSetFlag<2, PIPE_MTE3>(4);
+  });
+  EXPECT_TRUE(even.ok()) << even.message();
+}
+
+// The same per-core counting in mode 1: two sets of one AIV do not pass its own wait.
+TEST_P(CrossCoreTest, Mode1CountsTheSetsOfEachAiv) {
+  auto st = RunMix(1, [&] {
+    if (ASCEND_IS_AIC || GetSubBlockIdx() != 0) return;
+    CrossCoreSetFlag<1, PIPE_MTE3>(2);
+    CrossCoreSetFlag<1, PIPE_MTE3>(2);
+    CrossCoreWaitFlag<1, PIPE_MTE3>(2);
+  });
+  EXPECT_EQ(st.code(), aicore::StatusCode::kDeadlock) << st.message();
+}
+
 TEST_P(CrossCoreTest, AWaitNoCoreSatisfiesIsAReportedDeadlock) {
   auto st = RunMix(2, [&] {
     if (ASCEND_IS_AIC) CrossCoreWaitFlag<2, PIPE_S>(5);
