@@ -1,18 +1,23 @@
 // FlashAttention<Hooks>: the mix kernels (split chips: 1 AIC + 2 AIVs per group) of fused
-// attention, forward and backward, over (B, N, S, D) fp32 operands with any B/N/S strides and a
-// unit D stride. Peak memory beyond the operands is a few tiles per group, never S x S.
+// attention, forward and backward, over (B, N, S, D) operands with any B/N/S strides and a unit D
+// stride: the forward's Q, K, V and output in the element type T (float, half, bfloat16_t; the
+// cube accumulates in fp32, the softmax and its statistics are fp32, P is rounded to T in UB
+// before P V), the backward's in fp32. Peak memory beyond the operands is a few tiles per group,
+// never S x S.
 // - Work items are (batch, q head, q tile of `tq` rows) for the forward and the dQ pass, and
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
-//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V. The AIVs split
+//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V; the forward
+//   double-buffers its slots so the AIC runs a block ahead (Note [Forward slots]). The AIVs split
 //   the tile's rows in two halves; each keeps its rows' output accumulator in UB and the running
 //   max m and sum l of the online softmax (scale, the Hooks' score mask, the row's window, exp,
 //   rescale of the accumulator by exp(m_old - m_new)).
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
 //   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
-//   says it has been read.
+//   says it has been read (Note [Forward slots] for the forward's two-slot protocol; the
+//   backward's slots are single-buffered).
 // - Backward (FlashAttention-2): the AIVs recompute P = exp(S - m) / l from the forward's
 //   statistics and dS = P * (dP - rowsum(dO * O)) with dP = dO V^T from the AIC; the dK/dV pass
 //   accumulates P^T dO and scale * dS^T Q per kv block, the dQ pass scale * dS K per q tile, each
