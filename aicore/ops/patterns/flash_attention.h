@@ -28,7 +28,10 @@
 // The forward reduces every row's block max into its own DataBlock first and reads them all on
 // the scalar pipe after one V -> S flag, instead of one flag round trip per row (the vector pipe
 // would idle while the scalar pipe reads each). When every row sees the whole block, P = exp(S -
-// m) is one Exp over the tile after the per-row subtractions.
+// m) is one Exp over the tile after the per-row subtractions. The subtraction and the rescales
+// stay per row (count-form Adds/Muls, skipped for alpha = 1): row-broadcast level-0 forms would
+// issue fewer instructions, but the vector pipe has slack behind the AIC (its Fixpipe binds)
+// and on the host the strided forms cost about twice the count forms.
 //
 // Note [Deferred row sums]
 // The forward keeps, per row, the running sum of P column by column in UB (rescaled with the
@@ -46,7 +49,6 @@
 #include <limits>
 #include <type_traits>
 
-#include "aicore/kernel/lib/detail/row_ops.h"
 #include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/ops/patterns/ub_cast.h"
 
@@ -134,7 +136,7 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
   const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 0;
-  return (mask ? 19 : 12) * tk + 8 * op + narrow + 6 * 32 + 3 * 4;
+  return (mask ? 19 : 12) * tk + 8 * op + narrow + 96;
 }
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
@@ -387,7 +389,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   pipe.InitBuffer(b_lv, rq * tk * 4);
   pipe.InitBuffer(b_o, rq * op * 4);
   pipe.InitBuffer(b_pv, rq * op * 4);
-  pipe.InitBuffer(b_stat, (6 * rq * kFaStatWidth + 3 * rq) * 4);
+  pipe.InitBuffer(b_stat, 3 * rq * kFaStatWidth * 4);
   pipe.InitBuffer(b_red, (8 + ReduceTmpFloats(static_cast<uint32_t>(tk))) * 4);
   LocalTensor<T> ub_pn, ub_on;  // kNarrow: P and the output in T
   if constexpr (kNarrow) {
@@ -416,16 +418,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   // The running sums of P per row and column: summed once per item (Note [Deferred row sums]).
   const LocalTensor<float> ub_lv = b_lv.Get<float>();
   const LocalTensor<float> ub_max = b_stat.Get<float>(), ub_sum = ub_max[rq * kFaStatWidth];
-  // Per row: reduction results (one DataBlock each), the block's -max and rescale factor alpha
-  // (compact, then one DataBlock each: Note [Row block form] of aicore/kernel/lib/detail/
-  // row_ops.h; alpha for the two blocks that may be pending), the block maxima (compact).
-  const LocalTensor<float> ub_rmax = ub_max[2 * rq * kFaStatWidth];
-  const LocalTensor<float> negm_blk = ub_max[3 * rq * kFaStatWidth];
-  const std::array<LocalTensor<float>, 2> alpha_blk = {ub_max[4 * rq * kFaStatWidth],
-                                                       ub_max[5 * rq * kFaStatWidth]};
-  const LocalTensor<float> ub_bmax = ub_max[6 * rq * kFaStatWidth], ub_negm = ub_bmax[rq],
-                           ub_alpha = ub_bmax[2 * rq];
-  Duplicate(ub_bmax, 0.0f, static_cast<int32_t>(3 * rq));
+  const LocalTensor<float> ub_rmax = ub_max[2 * rq * kFaStatWidth];  // reductions, per row
   // Columns past a block's width are never copied in: give them a defined value once.
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
   Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * op));
@@ -437,6 +430,9 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, group);
   std::array<float, 64> m{}, l{}, m_new{};
   std::array<int64_t, 64> lo{}, hi{};  // each row's window in the block (lo > hi: none)
+  // Per pending block (Note [Forward slots]): each row's factor alpha, applied to the output
+  // before the block's product is added.
+  std::array<std::array<float, 64>, 2> alpha{};
   int64_t issued = 0, done = 0;  // blocks whose P, resp. P V, this AIV has handled
   RowShare me;
   int32_t n_o = 0;
@@ -445,9 +441,11 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     if (me.count > 0) {
       LoadRows(ub_pv, sl.pv[done % t.slots][me.first * dvp], me.count, t.dv, dvp, op);
       Sync<HardEvent::MTE2_V>();
-      // O = alpha * O + P V, alpha the block's per-row factor (Note [Forward slots]).
-      lib::RowBroadcast(lib::MulOp{}, ub_o, ub_o, alpha_blk[done % 2],
-                        static_cast<uint32_t>(me.count), static_cast<uint32_t>(op));
+      // O = alpha * O + P V (Note [Forward slots]).
+      const float* al = alpha[done % 2].data();
+      for (int64_t r = 0; r < me.count; ++r) {
+        if (al[r] != 1.0f) Muls(ub_o[r * op], ub_o[r * op], al[r], static_cast<int32_t>(op));
+      }
       Add(ub_o, ub_o, ub_pv, n_o);
       Sync<HardEvent::V_MTE2>();
     }
@@ -475,71 +473,41 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
         LoadRows(sb.s, sl.s[slot][me.first * tk], me.count, bk, tk, tk);
         Sync<HardEvent::MTE2_V>();
         ScaleAndMask<Hooks>(t, sb, b, n, i0, k0, me.count, bk);
-        // The rows' block maxima, read on the scalar pipe after one V -> S flag (Note [Batched
-        // row maxima]).
-        const uint32_t count = static_cast<uint32_t>(me.count);
+        // The rows' block maxima, each into its DataBlock of ub_rmax, read on the scalar pipe
+        // after one V -> S flag (Note [Batched row maxima]).
+        float* al = alpha[issued % 2].data();
         bool full = bk == tk;  // every row sees every column of the block
         for (int64_t r = 0; r < me.count; ++r) {
           if (!RowWindow(t, i0 + r, k0, bk, &lo[r], &hi[r])) {
-            lo[r] = 1;
-            hi[r] = 0;
+            full = false;
+            continue;
           }
           full = full && lo[r] == 0 && hi[r] == tk - 1;
-        }
-        if (full) {
-          // The 64-column strips folded by Max into sb.p (64 floats a row), then one
-          // WholeReduceMax repeat per row.
-          const uint8_t reps = static_cast<uint8_t>(count);
-          const uint8_t row_blocks = static_cast<uint8_t>(tk / 8);
-          Max(sb.p, sb.s, sb.s[64], uint64_t{64}, reps,
-              BinaryRepeatParams(1, 1, 1, 8, row_blocks, row_blocks));
-          for (int64_t j = 2; j < tk / 64; ++j) {
-            Max(sb.p, sb.p, sb.s[64 * j], uint64_t{64}, reps,
-                BinaryRepeatParams(1, 1, 1, 8, 8, row_blocks));
-          }
-          WholeReduceMax(ub_bmax, sb.p, 64, static_cast<int32_t>(count), 1, 1, 8,
-                         ReduceOrder::ORDER_ONLY_VALUE);
-        } else {
-          for (int64_t r = 0; r < me.count; ++r) {
-            if (lo[r] > hi[r]) continue;
-            const LocalTensor<float> s_row = sb.s[r * tk];
-            if (lo[r] > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo[r]));
-            ReduceMax(ub_rmax[r * kFaStatWidth], s_row, sb.reduce_tmp,
-                      static_cast<int32_t>(hi[r] + 1));
-          }
+          const LocalTensor<float> s_row = sb.s[r * tk];
+          if (lo[r] > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo[r]));
+          ReduceMax(ub_rmax[r * kFaStatWidth], s_row, sb.reduce_tmp,
+                    static_cast<int32_t>(hi[r] + 1));
         }
         Sync<HardEvent::V_S>();
         for (int64_t r = 0; r < me.count; ++r) {
-          const uint32_t ri = static_cast<uint32_t>(r);
-          float al = 1.0f;
-          if (lo[r] <= hi[r]) {
-            const float bm = full ? ub_bmax.GetValue(ri) : ub_rmax.GetValue(ri * kFaStatWidth);
-            m_new[r] = std::fmax(m[r], bm);
-            al = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new[r]);
-            m[r] = m_new[r];
-            ub_negm.SetValue(ri, -m_new[r]);
-          }
-          ub_alpha.SetValue(ri, al);
+          al[r] = 1.0f;
+          if (lo[r] > hi[r]) continue;
+          const float bm = ub_rmax.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+          m_new[r] = std::fmax(m[r], bm);
+          al[r] = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new[r]);
+          m[r] = m_new[r];
         }
         Sync<HardEvent::S_V>();
-        const LocalTensor<float> al_blk = alpha_blk[issued % 2];
-        const uint8_t brcb_reps = static_cast<uint8_t>((count + 7) / 8);
-        Brcb(al_blk, ub_alpha, brcb_reps, BrcbRepeatParams(1, 8));
-        if (full) {
-          // P = exp(S - m): the row's -m broadcast from its DataBlock, one Exp over the tile.
-          Brcb(negm_blk, ub_negm, brcb_reps, BrcbRepeatParams(1, 8));
-          lib::RowBroadcast(lib::AddOp{}, sb.p, sb.s, negm_blk, count, static_cast<uint32_t>(tk));
-          Exp(sb.p, sb.p, static_cast<int32_t>(me.count * tk));
-        } else {
-          Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
-          for (int64_t r = 0; r < me.count; ++r) {
-            if (lo[r] > hi[r]) continue;
-            const int32_t cnt = static_cast<int32_t>(hi[r] + 1);
-            Adds(sb.p[r * tk], sb.s[r * tk], -m_new[r], cnt);
-            Exp(sb.p[r * tk], sb.p[r * tk], cnt);
-          }
+        // P = exp(S - m); when every row sees the whole block, one Exp over the tile.
+        if (!full) Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
+        for (int64_t r = 0; r < me.count; ++r) {
+          if (lo[r] > hi[r]) continue;
+          const int32_t cnt = static_cast<int32_t>(hi[r] + 1);
+          Adds(sb.p[r * tk], sb.s[r * tk], -m_new[r], cnt);
+          if (!full) Exp(sb.p[r * tk], sb.p[r * tk], cnt);
+          if (al[r] != 1.0f) Muls(ub_lv[r * tk], ub_lv[r * tk], al[r], static_cast<int32_t>(tk));
         }
-        lib::RowBroadcast(lib::MulOp{}, ub_lv, ub_lv, al_blk, count, static_cast<uint32_t>(tk));
+        if (full) Exp(sb.p, sb.p, static_cast<int32_t>(me.count * tk));
         Add(ub_lv, ub_lv, sb.p, static_cast<int32_t>(me.count * tk));
         if constexpr (kNarrow) {
           Cast(ub_pn, sb.p, RoundMode::CAST_RINT, static_cast<int32_t>(me.count * tk));
