@@ -13,6 +13,7 @@
 #include "aclnnop/aclnn_flash_attention_score.h"
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aicore/arch/chip.h"
+#include "aicore/kernel/lib/matmul/matmul.h"
 #include "ops_lib_test_util.h"
 #include "tests/reference/attention_ref.h"
 
@@ -34,12 +35,14 @@ struct Case {
   int64_t pre = 2147483647, next = 2147483647;
   double scale = -1;          // -1: 1 / sqrt(d)
   bool mask_all_row = false;  // mask out every column of row 0 (a fully masked row)
+  int slot_buffers = 0;       // 1 or 2: through Plan/Launch with that many slots; 0: the C++ API
 };
 
 std::string Name(const Case& c) {
   return StrCat(c.layout, " ", OpDTypeName(c.dtype), " B=", c.b, " Nq=", c.nq, " Nkv=", c.nkv,
                 " Sq=", c.sq, " Skv=", c.skv, " D=", c.d, " Dv=", c.dv, " sparse=", c.sparse,
-                " mask=", static_cast<int>(c.mask), " pre=", c.pre, " next=", c.next);
+                " mask=", static_cast<int>(c.mask), " pre=", c.pre, " next=", c.next,
+                " slot_buffers=", c.slot_buffers);
 }
 
 // The shape of a (b, n, s, d) tensor in `layout` and the offset of element (b, n, s, d).
@@ -195,15 +198,39 @@ void CheckForward(const Case& c0) {
   Tensors t = Upload(pr);
   TensorRef mask_ref;
   if (t.mask) mask_ref = t.mask->Ref(pr.mask_shape);
-  const Status s = FlashAttentionForward(
-      t.q->Ref(LayoutShape(c.layout, c.b, c.nq, c.sq, c.d)),
-      t.k->Ref(LayoutShape(c.layout, c.b, c.nkv, c.skv, c.d)),
-      t.v->Ref(LayoutShape(c.layout, c.b, c.nkv, c.skv, c.dv)), t.mask ? &mask_ref : nullptr,
-      AttrsOf(c), t.smax->Ref({c.b, c.nq, c.sq, 8}), t.ssum->Ref({c.b, c.nq, c.sq, 8}),
-      t.out->Ref(LayoutShape(c.layout, c.b, c.nq, c.sq, c.dv)));
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FlashAttentionArgs a;
+  a.query = t.q->Ref(LayoutShape(c.layout, c.b, c.nq, c.sq, c.d));
+  a.key = t.k->Ref(LayoutShape(c.layout, c.b, c.nkv, c.skv, c.d));
+  a.value = t.v->Ref(LayoutShape(c.layout, c.b, c.nkv, c.skv, c.dv));
+  a.has_mask = t.mask != nullptr;
+  if (t.mask) a.atten_mask = mask_ref;
+  a.attrs = AttrsOf(c);
+  a.softmax_max = t.smax->Ref({c.b, c.nq, c.sq, 8});
+  a.softmax_sum = t.ssum->Ref({c.b, c.nq, c.sq, 8});
+  a.attention_out = t.out->Ref(LayoutShape(c.layout, c.b, c.nq, c.sq, c.dv));
+  if (c.slot_buffers == 0) {
+    const Status s = FlashAttentionForward(a.query, a.key, a.value, t.mask ? &mask_ref : nullptr,
+                                           a.attrs, a.softmax_max, a.softmax_sum,
+                                           a.attention_out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  } else {
+    const arch::Chip& chip = arch::DefaultChip();
+    ASSERT_TRUE(CanImplement(a, chip).ok());
+    FlashAttentionPlan plan = Plan(a, chip);
+    if (c.layout == "BNSD") {
+      // Contiguous operands of every dtype are read in place: the workspace is the slots.
+      EXPECT_EQ(plan.workspace_bytes, plan.slots_bytes);
+    }
+    plan.slot_buffers = c.slot_buffers;
+    DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
+    const Status s = Launch(a, plan, ws.data(), nullptr);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
   testing::Sync();
   ref::AttentionForward want = ref::AttentionForwardRef(pr.p, t.qv, t.kv, t.vv);
+  // 16-bit: P is rounded to the input dtype before P V (as the hardware's flash attention does)
+  // and the output once from the fp32 accumulator, so |error| <= about 1.5 ulp of the dtype at
+  // the output's scale (|V| <= 1): atol half the dtype's rtol.
   testing::Tolerance tol = testing::TolFor(c.dtype);
   tol.atol = std::max(tol.atol, c.dtype == DType::kF32 ? 2e-6 : tol.rtol * 0.5);
   ExpectNear(FromLayout(c.layout, t.out->Read(), c.b, c.nq, c.sq, c.dv), want.out, tol, "out");
@@ -331,6 +358,92 @@ TEST(FlashAttentionTest, Dtypes) {
       CheckForward(c);
     }
   }
+}
+
+// One and two slot buffers (Note [Forward slots]) give the reference's result for every dtype,
+// with tails (Skv not a multiple of the kv block, several blocks per q tile, more items than
+// groups so the AIC runs ahead across items), windows that skip blocks, an explicit mask with a
+// fully masked row, GQA and odd head dims.
+TEST(FlashAttentionTest, SlotBuffersOneAndTwo) {
+  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int slots : {1, 2}) {
+      Case c;
+      c.dtype = dt;
+      c.slot_buffers = slots;
+      c.b = 2;
+      c.nq = 8;  // 2 x 8 x 2 q tiles: more items than groups
+      c.nkv = 2;
+      c.sq = 200;
+      c.skv = 300;
+      c.d = 40;
+      CheckForward(c);
+      Case causal = c;  // right-down causal through the compressed mask: skipped blocks
+      causal.sparse = 3;
+      causal.mask = MaskShape::kCompressed;
+      CheckForward(causal);
+      Case masked = c;  // explicit mask with a fully masked row; one kv head, D odd, Dv != D
+      masked.nkv = 1;
+      masked.d = 19;
+      masked.dv = 24;
+      masked.mask = MaskShape::kB1SS;
+      masked.mask_all_row = true;
+      CheckForward(masked);
+      Case band = c;  // a band: rows whose window misses whole blocks
+      band.sparse = 4;
+      band.mask = MaskShape::kCompressed;
+      band.pre = 40;
+      band.next = 5;
+      band.layout = "BSND";
+      CheckForward(band);
+    }
+  }
+}
+
+// The Matmul's cube path (what `aicore check` and the profiler see; Note [Matmul fused path])
+// reads 16-bit Q, K, V and P the same way.
+TEST(FlashAttentionTest, CubePathWithSixteenBitOperands) {
+  AscendC::detail::SetMatmulFusedPath(false);
+  for (DType dt : {DType::kF16, DType::kF32}) {
+    Case c;
+    c.dtype = dt;
+    c.slot_buffers = 2;
+    c.nq = 2;
+    c.sq = 70;
+    c.skv = 300;
+    c.d = 24;
+    c.sparse = 3;
+    c.mask = MaskShape::kCompressed;
+    CheckForward(c);
+  }
+  AscendC::detail::SetMatmulFusedPath(true);
+}
+
+TEST(FlashAttentionTest, SlotBuffersOutOfRangeAreRefused) {
+  const Problem pr = Build(Case{});
+  Tensors t = Upload(pr);
+  FlashAttentionArgs a;
+  a.query = t.q->Ref({1, 1, 1, 1});
+  a.key = t.k->Ref({1, 1, 1, 1});
+  a.value = t.v->Ref({1, 1, 1, 1});
+  a.attrs = AttrsOf(pr.c);
+  a.softmax_max = t.smax->Ref({1, 1, 1, 8});
+  a.softmax_sum = t.ssum->Ref({1, 1, 1, 8});
+  a.attention_out = t.out->Ref({1, 1, 1, 1});
+  FlashAttentionPlan plan = Plan(a, arch::DefaultChip());
+  DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
+  for (int slots : {0, 3}) {
+    plan.slot_buffers = slots;
+    const Status s = Launch(a, plan, ws.data(), nullptr);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("slot_buffers is " + std::to_string(slots)), std::string::npos)
+        << s.ToString();
+  }
+  // Slots past what Plan reserved (as if slot_buffers were raised after it) are refused.
+  plan = Plan(a, arch::DefaultChip());
+  plan.slots_bytes /= 2;
+  const Status s = Launch(a, plan, ws.data(), nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  testing::Sync();
 }
 
 // Runs the forward and the backward through the C++ API; returns (dq, dk, dv) as BNSD doubles.

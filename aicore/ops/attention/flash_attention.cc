@@ -1,10 +1,13 @@
 // Flash attention: checks, plan, launch, the C++ entry points and the unfused composition.
 // - Every operand becomes a (B, N, S, D) view of its storage (BSND and BNSD permute dims; BSH
-//   and SBH split H into N x D), read in place when it is fp32 with a unit D stride and row
-//   pitches the Matmul takes, else staged dense fp32 BNSD (Note [Staging]); outputs likewise.
+//   and SBH split H into N x D), read in place when it has the kernel's dtype, a unit D stride
+//   and row pitches the Matmul takes, else staged dense BNSD in that dtype (Note [Staging]);
+//   outputs likewise. The forward's kernel dtype is the input's (the cube reads fp16/bf16 Q, K
+//   and V natively, P is cast to it in UB); the backward's is fp32.
 // - The sparse mode becomes a window [i + lo_off, i + hi_off] per row i (modes 2..4 and pre/next
 //   tokens) plus, in modes 0 and 1, the explicit mask the kernel reads.
-// - Tiles: tk = 128 kv rows; tq (<= 128, a multiple of 16) from the AIVs' UB budget for D.
+// - Tiles: tk = 128 kv rows; tq (<= 128, a multiple of 16) from the AIVs' UB budget for D, the
+//   dtype and the mask. The forward double-buffers its slots (FlashAttentionPlan::slot_buffers).
 // - Groups: min(items, AICs); each gets workspace slots (FlashAttentionTiling).
 #include "aicore/ops/attention/flash_attention.h"
 
@@ -267,10 +270,10 @@ void WindowOf(const FlashAttentionAttrs& a, bool has_mask, int64_t sq, int64_t s
   }
 }
 
-// True when the kernel reads (B, N, S, D) view `v` in place.
-bool InPlace(const TensorRef& v) {
+// True when the kernel reads (B, N, S, D) view `v` in place as `kernel_dtype`.
+bool InPlace(const TensorRef& v, DType kernel_dtype) {
   const std::vector<int64_t> st = v.strides;
-  return v.dtype == DType::kF32 && (st[3] == 1 || v.shape[3] == 1) && st[2] >= v.shape[3] &&
+  return v.dtype == kernel_dtype && (st[3] == 1 || v.shape[3] == 1) && st[2] >= v.shape[3] &&
          st[2] <= kMaxPitch && st[0] >= 0 && st[1] >= 0;
 }
 
@@ -284,7 +287,7 @@ uint64_t SpanOf(const TensorRef& t) {
 // The kernel operand of view `v` (in place or staged at `dense`).
 FaOperand OperandOf(const Staging& st, int i, const TensorRef& v, uint8_t* dense) {
   FaOperand o;
-  o.data = reinterpret_cast<float*>(dense);
+  o.data = dense;
   if (st.staged(i)) {
     o.sn = v.shape[2] * v.shape[3];
     o.sb = v.shape[1] * o.sn;
@@ -312,12 +315,16 @@ TensorRef MaskView(const TensorRef& m) {
   return r;
 }
 
-AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, int64_t m, int64_t n, int64_t k,
-                                        const char* op) {
+// The Matmul tiling of A/B elements of `in` (FLOAT, FLOAT16, BFLOAT16) and an fp32 C.
+AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_t m, int64_t n,
+                                        int64_t k, const char* op) {
   const platform_ascendc::PlatformAscendC platform(chip);
   matmul_tiling::MatmulApiTiling api(platform);
-  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
-  api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  const matmul_tiling::DataType ab = in == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
+                                     : in == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
+                                                          : matmul_tiling::DataType::DT_FLOAT;
+  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
+  api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, ab);
   api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
   const auto m32 = static_cast<int32_t>(m), n32 = static_cast<int32_t>(n),
              k32 = static_cast<int32_t>(k);
@@ -333,10 +340,10 @@ AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, int64_t m, int64
   return t;
 }
 
-// The shared part of both plans.
+// The shared part of both plans; `in` is the inputs' dtype.
 FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, bool has_mask,
-                              const FlashAttentionAttrs& a, bool backward, const arch::Chip& chip,
-                              const char* op) {
+                              DType in, const FlashAttentionAttrs& a, bool backward,
+                              const arch::Chip& chip, const char* op) {
   FlashAttentionPlan p;
   p.chip = &chip;
   p.batch = hq.b;
@@ -350,10 +357,13 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   WindowOf(a, has_mask, p.sq, p.skv, &p.lo_off, &p.hi_off);
   const int64_t dp = (p.d + 7) / 8 * 8, dvp = (dv + 7) / 8 * 8;
   const int64_t ub = static_cast<int64_t>(BudgetOf(chip).ub_bytes) - 4096;
+  // The forward's kernel dtype is the input's; the backward computes in fp32.
+  const DType kernel_dtype = backward ? DType::kF32 : in;
+  const int64_t in_bytes = DTypeSize(kernel_dtype);
   if (!backward) {
     p.tk = kTk;
-    const int64_t rq =
-        std::clamp<int64_t>(ub / patterns::FaForwardRowBytes(p.tk, dvp) / 8 * 8, 8, 64);
+    const int64_t rq = std::clamp<int64_t>(
+        ub / patterns::FaForwardRowBytes(p.tk, dv, p.explicit_mask, in_bytes) / 8 * 8, 8, 64);
     p.tq = static_cast<int32_t>(2 * rq);
   } else {
     // The largest kv block, then the largest q tile, whose buffers fit.
@@ -380,9 +390,10 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   const int64_t mm_m = std::max<int64_t>(p.tq, p.tk);
   const int64_t mm_n = std::max<int64_t>({p.tk, dp, dvp});
   const int64_t mm_k = std::max<int64_t>({p.tq, p.tk, dp, dvp});
-  p.mm = CubeTiling(chip, mm_m, mm_n, mm_k, op);
-  const int64_t group_floats = backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp)
-                                        : patterns::FaForwardGroupFloats(p.tq, p.tk, dvp);
+  p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
+  const int64_t group_floats =
+      backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp)
+               : patterns::FaForwardGroupFloats(p.tq, p.tk, dvp, p.slot_buffers, in_bytes);
   const uint32_t groups = std::max(p.block_dim, p.block_dim_dkdv);
   p.slots_bytes = Align512(static_cast<uint64_t>(groups * group_floats) * 4);
   return p;
@@ -425,11 +436,13 @@ ForwardViews ViewsOf(const FlashAttentionArgs& args, int64_t nkv) {
   return w;
 }
 
+// Q, K, V and the output are staged only for their layout: the kernel reads their dtype.
 void StageForward(const ForwardViews& w, bool explicit_mask, Staging* st) {
-  for (const TensorRef* t : {&w.q, &w.k, &w.v}) st->AddInput(*t, DType::kF32, InPlace(*t));
+  const DType dt = w.q.dtype;
+  for (const TensorRef* t : {&w.q, &w.k, &w.v}) st->AddInput(*t, dt, InPlace(*t, dt));
   if (explicit_mask)
     st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
-  st->AddOutput(w.out, DType::kF32, InPlace(w.out));
+  st->AddOutput(w.out, dt, InPlace(w.out, dt));
   st->AddOutput(w.smax, DType::kF32, w.smax.IsDense());
   st->AddOutput(w.ssum, DType::kF32, w.ssum.IsDense());
 }
@@ -459,6 +472,16 @@ Status EnqueueFill(const void* stream, const TensorRef& t, float value) {
     v.strides.assign(t.shape.size(), 0);
     CopyView(t, v);
   });
+}
+
+// The forward kernel for inputs of dtype `dt`.
+template <class Hooks>
+std::function<void()> ForwardBody(DType dt, const FlashAttentionTiling& t) {
+  if (dt == DType::kF16) return [t] { patterns::FlashAttentionForwardKernel<Hooks, half>(t); };
+  if (dt == DType::kBF16) {
+    return [t] { patterns::FlashAttentionForwardKernel<Hooks, bfloat16_t>(t); };
+  }
+  return [t] { patterns::FlashAttentionForwardKernel<Hooks, float>(t); };
 }
 
 Status LaunchMix(const void* stream, const char* name, uint32_t groups, const arch::Chip& chip,
@@ -494,12 +517,16 @@ FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) 
   int64_t dv = 0;
   CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
                  args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
-  FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, false, chip, args.op);
+  FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
+                                    false, chip, args.op);
   p.block_dim_dkdv = 0;
   if (p.block_dim == 0) return p;
   const int64_t dvp = (dv + 7) / 8 * 8;
-  p.slots_bytes = Align512(
-      static_cast<uint64_t>(p.block_dim * patterns::FaForwardGroupFloats(p.tq, p.tk, dvp)) * 4);
+  p.slots_bytes = Align512(static_cast<uint64_t>(
+                               p.block_dim * patterns::FaForwardGroupFloats(
+                                                 p.tq, p.tk, dvp, p.slot_buffers,
+                                                 DTypeSize(args.query.dtype))) *
+                           4);
   Staging st;
   StageForward(ViewsOf(args, hkv.n), p.explicit_mask, &st);
   p.workspace_bytes = p.slots_bytes + st.WorkspaceBytes();
@@ -515,13 +542,33 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     if (s.ok()) s = EnqueueFill(stream, args.softmax_sum, 0.0f);
     return s;
   }
+  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
+                         "; allowed: 1, 2"));
+  }
+  const DType dt = args.query.dtype;
+  const uint64_t slots_need =
+      static_cast<uint64_t>(plan.block_dim * patterns::FaForwardGroupFloats(
+                                                 plan.tq, plan.tk, (plan.dv + 7) / 8 * 8,
+                                                 plan.slot_buffers, DTypeSize(dt))) *
+      4;
+  if (slots_need > plan.slots_bytes) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(args.op, ": FlashAttentionPlan::slot_buffers ", plan.slot_buffers,
+                         " needs ", slots_need, " slot bytes but the plan reserved ",
+                         plan.slots_bytes, " (raise slot_buffers before Plan computes the "
+                         "workspace, not after)"));
+  }
   const ForwardViews w = ViewsOf(args, plan.nkv);
   Staging st;
   StageForward(w, plan.explicit_mask, &st);
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
   return st.Enqueue(ws + plan.slots_bytes, stream, [&](const std::vector<uint8_t*>& dense) {
     FlashAttentionTiling t = TilingOf(plan, static_cast<float>(args.attrs.scale), ws);
-    t.ws_group_floats = patterns::FaForwardGroupFloats(plan.tq, plan.tk, t.DvPad());
+    t.slots = plan.slot_buffers;
+    t.ws_group_floats = patterns::FaForwardGroupFloats(plan.tq, plan.tk, t.DvPad(),
+                                                       plan.slot_buffers, DTypeSize(dt));
     int i = 0;
     t.q = OperandOf(st, i, w.q, dense[i]);
     ++i;
@@ -539,9 +586,9 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     t.softmax_sum = reinterpret_cast<float*>(dense[i++]);
     std::function<void()> body;
     if (plan.explicit_mask) {
-      body = [t] { patterns::FlashAttentionForwardKernel<MaskedScores>(t); };
+      body = ForwardBody<MaskedScores>(dt, t);
     } else {
-      body = [t] { patterns::FlashAttentionForwardKernel<PlainScores>(t); };
+      body = ForwardBody<PlainScores>(dt, t);
     }
     return LaunchMix(stream, "ops_flash_attention", plan.block_dim, *plan.chip, std::move(body));
   });
@@ -574,13 +621,15 @@ BackwardViews ViewsOf(const FlashAttentionGradArgs& args, int64_t nkv) {
 
 void StageBackward(const BackwardViews& w, bool explicit_mask, Staging* st) {
   for (const TensorRef* t : {&w.q, &w.k, &w.v, &w.dy, &w.o}) {
-    st->AddInput(*t, DType::kF32, InPlace(*t));
+    st->AddInput(*t, DType::kF32, InPlace(*t, DType::kF32));
   }
   if (explicit_mask)
     st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
   st->AddInput(w.smax, DType::kF32, w.smax.IsDense());
   st->AddInput(w.ssum, DType::kF32, w.ssum.IsDense());
-  for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) st->AddOutput(*t, DType::kF32, InPlace(*t));
+  for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) {
+    st->AddOutput(*t, DType::kF32, InPlace(*t, DType::kF32));
+  }
 }
 
 // The (B, N, S, 8) rowsum(dO * O) the dQ pass leaves for the dK/dV pass, after the slots.
@@ -619,7 +668,8 @@ FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& ch
   int64_t dv = 0;
   CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
                  args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
-  FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, true, chip, args.op);
+  FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
+                                    true, chip, args.op);
   if (p.block_dim == 0) return p;
   Staging st;
   StageBackward(ViewsOf(args, hkv.n), p.explicit_mask, &st);

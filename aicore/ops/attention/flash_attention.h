@@ -1,9 +1,12 @@
 // Fused attention as aclnnFlashAttentionScore / aclnnFlashAttentionScoreGrad define it:
 // out = Softmax(Mask(scale * Q K^T)) V over layouts BNSD, BSND, BSH and SBH, GQA/MQA (fewer K/V
 // heads), an explicit mask (1 = masked out) and the sparse modes 0 (mask and pre/next tokens),
-// 1 (mask only), 2 (left-up causal), 3 (right-down causal) and 4 (band), fp32/fp16/bf16 inputs
-// computed in fp32 by the FlashAttention mix kernels (aicore/ops/patterns/flash_attention.h);
-// the forward's softmaxMax/softmaxSum ([B, N, Sq, 8] fp32) feed the backward. Also the unfused
+// 1 (mask only), 2 (left-up causal), 3 (right-down causal) and 4 (band), fp32/fp16/bf16 inputs,
+// by the FlashAttention mix kernels (aicore/ops/patterns/flash_attention.h). The forward's cube
+// reads Q, K and V in their dtype and accumulates in fp32; the online softmax and its statistics
+// are fp32, P is rounded to the input dtype for P V, the output from the fp32 accumulator. The
+// backward computes in fp32 (16-bit operands staged). The forward's softmaxMax/softmaxSum
+// ([B, N, Sq, 8] fp32) feed the backward. Also the unfused
 // composition of the same forward from the library's own operators (matmul, muls, add, softmax,
 // matmul through GM), for tests and benchmarks.
 #pragma once
@@ -66,6 +69,11 @@ struct FlashAttentionPlan {
   int64_t lo_off = 0, hi_off = 0;
   uint32_t block_dim = 0;       // groups (1 AIC + 2 AIVs)
   uint32_t block_dim_dkdv = 0;  // backward: the dK/dV pass's groups
+  // Forward: S / P / P V workspace slots per group, 1 or 2 (Launch refuses others). With 2 the
+  // AIC computes the next block's scores while the AIVs run the online softmax of this one
+  // (Note [Forward slots]). Plan reserves the workspace for the value it has (2); lowering it
+  // afterwards is allowed, raising it is refused.
+  int32_t slot_buffers = 2;
   AscendC::tiling::TCubeTiling mm{};
   uint64_t slots_bytes = 0;      // the groups' slots, at the workspace's start
   uint64_t workspace_bytes = 0;  // slots + staging

@@ -1,23 +1,37 @@
 // FlashAttention<Hooks>: the mix kernels (split chips: 1 AIC + 2 AIVs per group) of fused
-// attention, forward and backward, over (B, N, S, D) fp32 operands with any B/N/S strides and a
-// unit D stride. Peak memory beyond the operands is a few tiles per group, never S x S.
+// attention, forward and backward, over (B, N, S, D) operands with any B/N/S strides and a unit D
+// stride: the forward's Q, K, V and output in the element type T (float, half, bfloat16_t; the
+// cube accumulates in fp32, the softmax and its statistics are fp32, P is rounded to T in UB
+// before P V), the backward's in fp32. Peak memory beyond the operands is a few tiles per group,
+// never S x S.
 // - Work items are (batch, q head, q tile of `tq` rows) for the forward and the dQ pass, and
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
-//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V. The AIVs split
+//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V; the forward
+//   double-buffers its slots so the AIC runs a block ahead (Note [Forward slots]). The AIVs split
 //   the tile's rows in two halves; each keeps its rows' output accumulator in UB and the running
 //   max m and sum l of the online softmax (scale, the Hooks' score mask, the row's window, exp,
 //   rescale of the accumulator by exp(m_old - m_new)).
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
 //   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
-//   says it has been read.
+//   says it has been read (Note [Forward slots] for the forward's two-slot protocol; the
+//   backward's slots are single-buffered).
 // - Backward (FlashAttention-2): the AIVs recompute P = exp(S - m) / l from the forward's
 //   statistics and dS = P * (dP - rowsum(dO * O)) with dP = dO V^T from the AIC; the dK/dV pass
 //   accumulates P^T dO and scale * dS^T Q per kv block, the dQ pass scale * dS K per q tile, each
 //   in the AIVs' UB.
 // See Note [Masked scores] for fully masked rows.
+//
+// Note [Batched row maxima]
+// The forward reduces every row's block max into its own DataBlock first and reads them all on
+// the scalar pipe after one V -> S flag, instead of one flag round trip per row (the vector pipe
+// would idle while the scalar pipe reads each). When every row sees the whole block, P = exp(S -
+// m) is one Exp over the tile after the per-row subtractions. The subtraction and the rescales
+// stay per row (count-form Adds/Muls, skipped for alpha = 1): row-broadcast level-0 forms would
+// issue fewer instructions, but the vector pipe has slack behind the AIC (its Fixpipe binds)
+// and on the host the strided forms cost about twice the count forms.
 //
 // Note [Deferred row sums]
 // The forward keeps, per row, the running sum of P column by column in UB (rescaled with the
@@ -33,6 +47,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/ops/patterns/ub_cast.h"
@@ -52,9 +67,10 @@ inline constexpr int64_t kFaUnbounded = int64_t{1} << 40;
 // The statistics' trailing dim ([B, N, Sq, 8]: the value replicated 8 times, one DataBlock).
 inline constexpr int64_t kFaStatWidth = 8;
 
-// A (B, N, S, D) fp32 operand: element (b, n, s, d) at data[b * sb + n * sn + s * ss + d].
+// A (B, N, S, D) operand of the kernel's element type (the forward's Q, K, V and O: the input
+// dtype; everything else fp32): element (b, n, s, d) at data[b * sb + n * sn + s * ss + d].
 struct FaOperand {
-  float* data = nullptr;
+  void* data = nullptr;
   int64_t sb = 0, sn = 0, ss = 0;
   uint64_t span = 0;  // elements from data the operand covers
   int64_t Offset(int64_t b, int64_t n, int64_t s) const { return b * sb + n * sn + s * ss; }
@@ -74,6 +90,7 @@ struct FlashAttentionTiling {
   int64_t lo_off = -kFaUnbounded, hi_off = kFaUnbounded;
   int32_t tq = 0;       // q rows per tile: even, a multiple of 16
   int32_t tk = 0;       // kv rows per block: a multiple of 32
+  int32_t slots = 1;    // forward: S / P / P V slots per group, 1 or 2 (Note [Forward slots])
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
@@ -94,20 +111,33 @@ struct FlashAttentionTiling {
   }
 };
 
-// The workspace floats one group needs: forward S, P and P V slots; backward S, dP, P, dS and a
-// product slot.
-inline int64_t FaForwardGroupFloats(int64_t tq, int64_t tk, int64_t dv_pad) {
-  return 2 * tq * tk + tq * dv_pad;
+// The workspace floats one group needs: forward `slots` S (fp32), P (`p_bytes` per element: the
+// input dtype's) and P V (fp32) slots; backward S, dP, P, dS and a product slot.
+inline int64_t FaForwardGroupFloats(int64_t tq, int64_t tk, int64_t dv_pad, int32_t slots,
+                                    int64_t p_bytes) {
+  return slots * (tq * tk + tq * tk * p_bytes / 4 + tq * dv_pad);
 }
 inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
   return 4 * tq * tk + 2 * std::max(tq, tk) * std::max(d_pad, dv_pad);
 }
 
-// The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, the
-// mask's three forms, the accumulator and the product, statistics); of a backward AIV (S, P,
-// dS and the mask per q row, two accumulators and a product per accumulated row, statistics,
+// The UB row pitch of the forward's output accumulator: D padded to whole 32-byte blocks of the
+// output dtype (`out_bytes` per element) and of fp32.
+inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
+  const int64_t unit = out_bytes == 2 ? 16 : 8;
+  return (dv + unit - 1) / unit * unit;
+}
+
+// The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, with
+// `mask` the mask's three forms, the accumulator and the product, for 16-bit inputs
+// (`in_bytes` 2) P and the output in that dtype, statistics); of a backward AIV (S, P, dS and
+// the mask per q row, two accumulators and a product per accumulated row, statistics,
 // reduction scratch).
-inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv_pad) { return 19 * tk + 8 * dv_pad + 64; }
+inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
+  const int64_t op = FaOutPitch(dv, in_bytes);
+  const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 0;
+  return (mask ? 19 : 12) * tk + 8 * op + narrow + 96;
+}
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
   return rq * 19 * tk + 3 * acc_rows * std::max(d_pad, dv_pad) * 4 + 64 * 8 * 4 +
@@ -122,6 +152,7 @@ using AscendC::LocalTensor;
 inline constexpr uint16_t kScoresReady = 1;   // AIC -> AIVs: S (and dP) are in their slots
 inline constexpr uint16_t kProbsReady = 2;    // AIVs -> AIC: P (and dS) are in their slots
 inline constexpr uint16_t kProductReady = 3;  // AIC -> AIVs: the product slot holds a result
+inline constexpr uint16_t kRowsStored = 4;    // AIV <-> AIV (mode 1): both halves of P are stored
 
 template <AscendC::HardEvent kEvent>
 inline void Sync() {
@@ -131,43 +162,49 @@ inline void Sync() {
 
 inline uint32_t Up32(uint64_t bytes) { return static_cast<uint32_t>((bytes + 31) / 32 * 32); }
 
-// Copies `rows` rows of `cols` floats, `src_pitch` apart in GM, to UB rows `ub_pitch` apart.
-inline void LoadRows(const LocalTensor<float>& dst, const AscendC::GlobalTensor<float>& src,
-                     int64_t rows, int64_t cols, int64_t src_pitch, int64_t ub_pitch) {
+// Copies `rows` rows of `cols` elements, `src_pitch` apart in GM, to UB rows `ub_pitch` apart
+// (ub_pitch * sizeof(T) a multiple of 32).
+template <class T>
+inline void LoadRows(const LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, int64_t rows,
+                     int64_t cols, int64_t src_pitch, int64_t ub_pitch) {
   using namespace AscendC;
-  const uint32_t len = static_cast<uint32_t>(cols * 4);
+  constexpr int64_t kSize = sizeof(T);
+  const uint32_t len = static_cast<uint32_t>(cols * kSize);
   const bool one = rows == 1;  // a single row has no strides
   DataCopyExtParams p(static_cast<uint16_t>(rows), len,
-                      one ? 0 : static_cast<uint32_t>((src_pitch - cols) * 4),
-                      one ? 0 : static_cast<uint32_t>((ub_pitch * 4 - Up32(len)) / 32), 0);
-  DataCopyPad(dst, src, p, DataCopyPadExtParams<float>(false, 0, 0, 0.0f));
+                      one ? 0 : static_cast<uint32_t>((src_pitch - cols) * kSize),
+                      one ? 0 : static_cast<uint32_t>((ub_pitch * kSize - Up32(len)) / 32), 0);
+  DataCopyPad(dst, src, p, DataCopyPadExtParams<T>(false, 0, 0, T(0.0f)));
 }
 
-// Copies `rows` UB rows (`ub_pitch` apart) of `cols` floats to GM rows `dst_pitch` apart.
-inline void StoreRows(const AscendC::GlobalTensor<float>& dst, const LocalTensor<float>& src,
+// Copies `rows` UB rows (`ub_pitch` apart) of `cols` elements to GM rows `dst_pitch` apart.
+template <class T>
+inline void StoreRows(const AscendC::GlobalTensor<T>& dst, const LocalTensor<T>& src,
                       int64_t rows, int64_t cols, int64_t ub_pitch, int64_t dst_pitch) {
   using namespace AscendC;
-  const uint32_t len = static_cast<uint32_t>(cols * 4);
+  constexpr int64_t kSize = sizeof(T);
+  const uint32_t len = static_cast<uint32_t>(cols * kSize);
   const bool one = rows == 1;  // a single row has no strides
   DataCopyExtParams p(static_cast<uint16_t>(rows), len,
-                      one ? 0 : static_cast<uint32_t>((ub_pitch * 4 - Up32(len)) / 32),
-                      one ? 0 : static_cast<uint32_t>((dst_pitch - cols) * 4), 0);
+                      one ? 0 : static_cast<uint32_t>((ub_pitch * kSize - Up32(len)) / 32),
+                      one ? 0 : static_cast<uint32_t>((dst_pitch - cols) * kSize), 0);
   DataCopyPad(dst, src, p);
 }
 
-inline AscendC::GlobalTensor<float> Gm(float* p, uint64_t span) {
-  AscendC::GlobalTensor<float> g;
-  g.SetGlobalBuffer(p, span);
+template <class T = float>
+inline AscendC::GlobalTensor<T> Gm(void* p, uint64_t span) {
+  AscendC::GlobalTensor<T> g;
+  g.SetGlobalBuffer(static_cast<T*>(p), span);
   return g;
 }
 
 // One product of the AIC: C (m x n, row pitch ldc) = A (m x k) * B (k x n). A is row-major with
 // pitch lda, or (a_trans) stored k x m with pitch lda; B is row-major with pitch ldb, or
 // (b_trans) stored n x k with pitch ldb.
-template <class MM>
+template <class MM, class TA>
 inline void Product(MM& mm, const AscendC::GlobalTensor<float>& c, int64_t ldc,
-                    const AscendC::GlobalTensor<float>& a, bool a_trans, int64_t lda,
-                    const AscendC::GlobalTensor<float>& b, bool b_trans, int64_t ldb, int64_t m,
+                    const AscendC::GlobalTensor<TA>& a, bool a_trans, int64_t lda,
+                    const AscendC::GlobalTensor<TA>& b, bool b_trans, int64_t ldb, int64_t m,
                     int64_t n, int64_t k) {
   const int org_m = static_cast<int>(a_trans ? lda : m);
   const int org_ka = static_cast<int>(a_trans ? k : lda);
@@ -241,20 +278,82 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 
 // ---- forward ----
 
-// The AIC of a forward group.
+// Note [Forward slots]
+// The forward's group workspace holds `slots` (1 or 2) S, P and P V slots; block g of a group
+// (counting every live block of every item in order, g = 0, 1, ...) uses slot g % slots of each.
+// The AIC keeps slots - 1 score products ahead: it computes S_g, then P_{g-slots+1} V, so with
+// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g. The AIVs
+// likewise accumulate P_{g-slots+1} V after storing P_g (a per-block rescale factor alpha waits
+// for it: O = alpha * O + P V). Flags count blocks in order on both sides, so "the k-th wait on a
+// flag" means block k's, and every slot is rewritten only after the reader released it:
+// - S slot s: the AIC writes S_g after it waited "probabilities ready" of block g - slots (the
+//   AIVs set it once they have read S_{g-slots} and written P_{g-slots}).
+// - P slot s: the AIVs write P_g after they waited "product ready" of block g - slots, which the
+//   AIC sets once its product has read P_{g-slots}.
+// - P V slot s: the AIC writes P_g V after "probabilities ready" of block g, which the AIVs set
+//   only once they have loaded (accumulated) block g - slots's product.
+// The AIVs drain at the end of each item (the output needs every product); the AIC does not:
+// it computes the next item's first score tile before the previous item's last product.
+// Mode 2 from the AIVs may count arrivals per group rather than per AIV (an AIV one block ahead
+// of its partner would complete the pair alone); with two slots an AIV can get that far ahead,
+// so before "probabilities ready" the two AIVs meet at a mode-1 flag (kRowsStored), as Note
+// [Epilogue slot handoff] does: the sets the AIC counts are then one per AIV for the same block,
+// which is correct whether the hardware counts arrivals per group or waits for each AIV. With one
+// slot an AIV cannot set twice before the AIC has consumed the pair (it waits for the product of
+// the same block in between), so it skips the meeting.
+
+namespace fa_detail {
+
+// The group's forward slots (Note [Forward slots]), P in the input dtype T.
+template <class T>
+struct ForwardSlots {
+  std::array<AscendC::GlobalTensor<float>, 2> s, pv;
+  std::array<AscendC::GlobalTensor<T>, 2> p;
+};
+template <class T>
+ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
+  float* ws = t.ws + group * t.ws_group_floats;
+  const int64_t tile = int64_t{t.tq} * t.tk, pv = t.tq * t.DvPad();
+  const int64_t p_floats = tile * static_cast<int64_t>(sizeof(T)) / 4;
+  ForwardSlots<T> sl;
+  for (int32_t i = 0; i < t.slots; ++i) {
+    sl.s[i] = Gm(ws + i * tile, tile);
+    sl.p[i] = Gm<T>(ws + t.slots * tile + i * p_floats, tile);
+    sl.pv[i] = Gm(ws + t.slots * (tile + p_floats) + i * pv, pv);
+  }
+  return sl;
+}
+
+}  // namespace fa_detail
+
+// The AIC of a forward group: Q, K and V in T, S and P V in fp32.
+template <class T>
 inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using namespace AscendC;
   using namespace fa_detail;
+  using InType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, T>;
   using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
   TPipe pipe;
-  AscendC::Matmul<FType, FType, FType> mm;
+  AscendC::Matmul<InType, InType, FType> mm;
   mm.Init(&t.mm, &pipe);
-  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
-                            gv = Gm(t.v.data, t.v.span);
-  float* ws = t.ws + GetBlockIdx() * t.ws_group_floats;
-  const GlobalTensor<float> gs = Gm(ws, t.tq * t.tk);                          // (tq, tk)
-  const GlobalTensor<float> gp = Gm(ws + t.tq * t.tk, t.tq * t.tk);            // (tq, tk)
-  const GlobalTensor<float> gpv = Gm(ws + 2 * t.tq * t.tk, t.tq * t.DvPad());  // (tq, dv_pad)
+  const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gk = Gm<T>(t.k.data, t.k.span),
+                        gv = Gm<T>(t.v.data, t.v.span);
+  const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, GetBlockIdx());
+  // The blocks whose scores are out and whose product is not (at most `slots`), oldest first.
+  struct Pending {
+    int64_t rows = 0, bk = 0, v_off = 0;
+  };
+  std::array<Pending, 2> pending{};
+  int64_t issued = 0, done = 0;  // blocks whose S, resp. P V, the AIC has computed
+  const auto product = [&] {
+    const Pending& pd = pending[done % 2];
+    const int64_t slot = done % t.slots;
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+    Product(mm, sl.pv[slot], t.DvPad(), sl.p[slot], false, t.tk, gv[pd.v_off], false, t.v.ss,
+            pd.rows, t.dv, pd.bk);
+    CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    ++done;
+  };
   const int64_t group_heads = t.nq / t.nkv;
   const int64_t items = t.batch * t.nq * t.QTiles();
   for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
@@ -264,32 +363,41 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      Product(mm, gs, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, gk[t.k.Offset(b, nk, k0)],
-              true, t.k.ss, rows, bk, t.d);
+      Product(mm, sl.s[issued % t.slots], t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
+              gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
       CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
-      CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-      Product(mm, gpv, t.DvPad(), gp, false, t.tk, gv[t.v.Offset(b, nk, k0)], false, t.v.ss, rows,
-              t.dv, bk);
-      CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+      pending[issued % 2] = {rows, bk, t.v.Offset(b, nk, k0)};
+      ++issued;
+      if (issued - done >= t.slots) product();
     }
   }
+  while (done < issued) product();
 }
 
 // An AIV of a forward group.
-template <class Hooks>
+template <class Hooks, class T>
 void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   using namespace AscendC;
   using namespace fa_detail;
+  constexpr bool kNarrow = !std::is_same_v<T, float>;  // P and the output cast to T in UB
   const int64_t rq = t.tq / 2, tk = t.tk, dvp = t.DvPad();
+  const int64_t op = FaOutPitch(t.dv, static_cast<int64_t>(sizeof(T)));  // UB output pitch
   TPipe pipe;
-  TBuf<TPosition::VECCALC> b_s, b_p, b_lv, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red;
+  TBuf<TPosition::VECCALC> b_s, b_p, b_lv, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red, b_pn, b_on;
   pipe.InitBuffer(b_s, rq * tk * 4);
   pipe.InitBuffer(b_p, rq * tk * 4);
   pipe.InitBuffer(b_lv, rq * tk * 4);
-  pipe.InitBuffer(b_o, rq * dvp * 4);
-  pipe.InitBuffer(b_pv, rq * dvp * 4);
-  pipe.InitBuffer(b_stat, 2 * rq * kFaStatWidth * 4);
+  pipe.InitBuffer(b_o, rq * op * 4);
+  pipe.InitBuffer(b_pv, rq * op * 4);
+  pipe.InitBuffer(b_stat, 3 * rq * kFaStatWidth * 4);
   pipe.InitBuffer(b_red, (8 + ReduceTmpFloats(static_cast<uint32_t>(tk))) * 4);
+  LocalTensor<T> ub_pn, ub_on;  // kNarrow: P and the output in T
+  if constexpr (kNarrow) {
+    pipe.InitBuffer(b_pn, rq * tk * 2);
+    pipe.InitBuffer(b_on, rq * op * 2);
+    ub_pn = b_pn.Get<T>();
+    ub_on = b_on.Get<T>();
+  }
   ScoreBuffers sb;
   sb.s = b_s.Get<float>();
   sb.p = b_p.Get<float>();
@@ -310,25 +418,46 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   // The running sums of P per row and column: summed once per item (Note [Deferred row sums]).
   const LocalTensor<float> ub_lv = b_lv.Get<float>();
   const LocalTensor<float> ub_max = b_stat.Get<float>(), ub_sum = ub_max[rq * kFaStatWidth];
+  const LocalTensor<float> ub_rmax = ub_max[2 * rq * kFaStatWidth];  // reductions, per row
   // Columns past a block's width are never copied in: give them a defined value once.
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
-  Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * dvp));
+  Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * op));
 
-  const GlobalTensor<float> go = Gm(t.o.data, t.o.span);
+  const GlobalTensor<T> go = Gm<T>(t.o.data, t.o.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, t.batch * t.nq * t.sq * kFaStatWidth);
   const GlobalTensor<float> gsum = Gm(t.softmax_sum, t.batch * t.nq * t.sq * kFaStatWidth);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
-  float* ws = t.ws + group * t.ws_group_floats;
-  const GlobalTensor<float> gs = Gm(ws, t.tq * tk), gp = Gm(ws + t.tq * tk, t.tq * tk);
-  const GlobalTensor<float> gpv = Gm(ws + 2 * t.tq * tk, t.tq * dvp);
-  std::array<float, 64> m{}, l{};
+  const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, group);
+  std::array<float, 64> m{}, l{}, m_new{};
+  std::array<int64_t, 64> lo{}, hi{};  // each row's window in the block (lo > hi: none)
+  // Per pending block (Note [Forward slots]): each row's factor alpha, applied to the output
+  // before the block's product is added.
+  std::array<std::array<float, 64>, 2> alpha{};
+  int64_t issued = 0, done = 0;  // blocks whose P, resp. P V, this AIV has handled
+  RowShare me;
+  int32_t n_o = 0;
+  const auto accumulate = [&] {
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+    if (me.count > 0) {
+      LoadRows(ub_pv, sl.pv[done % t.slots][me.first * dvp], me.count, t.dv, dvp, op);
+      Sync<HardEvent::MTE2_V>();
+      // O = alpha * O + P V (Note [Forward slots]).
+      const float* al = alpha[done % 2].data();
+      for (int64_t r = 0; r < me.count; ++r) {
+        if (al[r] != 1.0f) Muls(ub_o[r * op], ub_o[r * op], al[r], static_cast<int32_t>(op));
+      }
+      Add(ub_o, ub_o, ub_pv, n_o);
+      Sync<HardEvent::V_MTE2>();
+    }
+    ++done;
+  };
   const int64_t items = t.batch * t.nq * t.QTiles();
   for (int64_t item = group; item < items; item += groups) {
     const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
     const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
-    const RowShare me = ShareOf(rows);
+    me = ShareOf(rows);
     const int64_t i0 = q0 + me.first;
-    const int32_t n_o = static_cast<int32_t>(me.count * dvp);
+    n_o = static_cast<int32_t>(me.count * op);
     m.fill(-std::numeric_limits<float>::infinity());
     if (me.count > 0) {
       Duplicate(ub_o, 0.0f, n_o);
@@ -337,60 +466,93 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     for (int64_t k0 = 0; k0 < t.skv; k0 += tk) {
       const int64_t bk = std::min<int64_t>(tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      const int64_t slot = issued % t.slots;
       CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
       if (me.count > 0) {
         Sync<HardEvent::V_MTE2>();
-        LoadRows(sb.s, gs[me.first * tk], me.count, bk, tk, tk);
+        LoadRows(sb.s, sl.s[slot][me.first * tk], me.count, bk, tk, tk);
         Sync<HardEvent::MTE2_V>();
         ScaleAndMask<Hooks>(t, sb, b, n, i0, k0, me.count, bk);
-        Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
+        // The rows' block maxima, each into its DataBlock of ub_rmax, read on the scalar pipe
+        // after one V -> S flag (Note [Batched row maxima]).
+        float* al = alpha[issued % 2].data();
+        bool full = bk == tk;  // every row sees every column of the block
         for (int64_t r = 0; r < me.count; ++r) {
-          int64_t lo, hi;
-          if (!RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
-          const LocalTensor<float> s_row = sb.s[r * tk], p_row = sb.p[r * tk];
-          const int32_t cnt = static_cast<int32_t>(hi + 1);
-          if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
-          const float block_max = ReduceToScalar(ReduceOp::kMax, s_row, sb.result, sb.reduce_tmp,
-                                                 static_cast<uint32_t>(cnt));
-          const float m_new = std::fmax(m[r], block_max);
-          Adds(p_row, s_row, -m_new, cnt);
-          Exp(p_row, p_row, cnt);
-          const float alpha = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new);
-          m[r] = m_new;
-          if (alpha != 1.0f) {
-            Muls(ub_o[r * dvp], ub_o[r * dvp], alpha, static_cast<int32_t>(dvp));
-            Muls(ub_lv[r * tk], ub_lv[r * tk], alpha, static_cast<int32_t>(tk));
+          if (!RowWindow(t, i0 + r, k0, bk, &lo[r], &hi[r])) {
+            full = false;
+            continue;
           }
+          full = full && lo[r] == 0 && hi[r] == tk - 1;
+          const LocalTensor<float> s_row = sb.s[r * tk];
+          if (lo[r] > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo[r]));
+          ReduceMax(ub_rmax[r * kFaStatWidth], s_row, sb.reduce_tmp,
+                    static_cast<int32_t>(hi[r] + 1));
         }
+        Sync<HardEvent::V_S>();
+        for (int64_t r = 0; r < me.count; ++r) {
+          al[r] = 1.0f;
+          if (lo[r] > hi[r]) continue;
+          const float bm = ub_rmax.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+          m_new[r] = std::fmax(m[r], bm);
+          al[r] = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new[r]);
+          m[r] = m_new[r];
+        }
+        Sync<HardEvent::S_V>();
+        // P = exp(S - m); when every row sees the whole block, one Exp over the tile.
+        if (!full) Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
+        for (int64_t r = 0; r < me.count; ++r) {
+          if (lo[r] > hi[r]) continue;
+          const int32_t cnt = static_cast<int32_t>(hi[r] + 1);
+          Adds(sb.p[r * tk], sb.s[r * tk], -m_new[r], cnt);
+          if (!full) Exp(sb.p[r * tk], sb.p[r * tk], cnt);
+          if (al[r] != 1.0f) Muls(ub_lv[r * tk], ub_lv[r * tk], al[r], static_cast<int32_t>(tk));
+        }
+        if (full) Exp(sb.p, sb.p, static_cast<int32_t>(me.count * tk));
         Add(ub_lv, ub_lv, sb.p, static_cast<int32_t>(me.count * tk));
-        Sync<HardEvent::V_MTE3>();
-        StoreRows(gp[me.first * tk], sb.p, me.count, bk, tk, tk);
+        if constexpr (kNarrow) {
+          Cast(ub_pn, sb.p, RoundMode::CAST_RINT, static_cast<int32_t>(me.count * tk));
+          Sync<HardEvent::V_MTE3>();
+          StoreRows(sl.p[slot][me.first * tk], ub_pn, me.count, bk, tk, tk);
+        } else {
+          Sync<HardEvent::V_MTE3>();
+          StoreRows(sl.p[slot][me.first * tk], sb.p, me.count, bk, tk, tk);
+        }
         Sync<HardEvent::MTE3_V>();
       }
-      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
-      CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
-      if (me.count > 0) {
-        LoadRows(ub_pv, gpv[me.first * dvp], me.count, t.dv, dvp, dvp);
-        Sync<HardEvent::MTE2_V>();
-        Add(ub_o, ub_o, ub_pv, n_o);
-        Sync<HardEvent::V_MTE2>();
+      if (t.slots > 1) {  // Note [Forward slots]
+        CrossCoreSetFlag<1, PIPE_MTE3>(kRowsStored);
+        CrossCoreWaitFlag<1, PIPE_MTE3>(kRowsStored);
       }
+      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+      ++issued;
+      if (issued - done >= t.slots) accumulate();
     }
+    while (done < issued) accumulate();
     if (me.count == 0) continue;
     for (int64_t r = 0; r < me.count; ++r) {
-      l[r] = ReduceToScalar(ReduceOp::kSum, ub_lv[r * tk], sb.result, sb.reduce_tmp,
-                            static_cast<uint32_t>(tk));
+      ReduceSum(ub_rmax[r * kFaStatWidth], ub_lv[r * tk], sb.reduce_tmp, static_cast<int32_t>(tk));
     }
+    Sync<HardEvent::V_S>();
+    for (int64_t r = 0; r < me.count; ++r) {
+      l[r] = ub_rmax.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+    }
+    Sync<HardEvent::S_V>();
     for (int64_t r = 0; r < me.count; ++r) {
       const bool masked = !(m[r] > kFaMaskedScore);  // Note [Masked scores]
       const float inv = masked ? 0.0f : 1.0f / l[r];
-      Muls(ub_o[r * dvp], ub_o[r * dvp], inv, static_cast<int32_t>(dvp));
+      Muls(ub_o[r * op], ub_o[r * op], inv, static_cast<int32_t>(op));
       Duplicate(ub_max[r * kFaStatWidth], masked ? -std::numeric_limits<float>::infinity() : m[r],
                 static_cast<int32_t>(kFaStatWidth));
       Duplicate(ub_sum[r * kFaStatWidth], masked ? 0.0f : l[r], static_cast<int32_t>(kFaStatWidth));
     }
-    Sync<HardEvent::V_MTE3>();
-    StoreRows(go[t.o.Offset(b, n, i0)], ub_o, me.count, t.dv, dvp, t.o.ss);
+    if constexpr (kNarrow) {
+      Cast(ub_on, ub_o, RoundMode::CAST_RINT, n_o);
+      Sync<HardEvent::V_MTE3>();
+      StoreRows(go[t.o.Offset(b, n, i0)], ub_on, me.count, t.dv, op, t.o.ss);
+    } else {
+      Sync<HardEvent::V_MTE3>();
+      StoreRows(go[t.o.Offset(b, n, i0)], ub_o, me.count, t.dv, op, t.o.ss);
+    }
     const int64_t stat = ((b * t.nq + n) * t.sq + i0) * kFaStatWidth;
     StoreRows(gmax[stat], ub_max, 1, me.count * kFaStatWidth, 0, 0);
     StoreRows(gsum[stat], ub_sum, 1, me.count * kFaStatWidth, 0, 0);
@@ -398,13 +560,14 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   }
 }
 
-// The forward kernel body: every core of a kMix launch on a split chip runs it.
-template <class Hooks>
+// The forward kernel body: every core of a kMix launch on a split chip runs it. T: the element
+// type of Q, K, V and the output (float, half or bfloat16_t).
+template <class Hooks, class T = float>
 void FlashAttentionForwardKernel(const FlashAttentionTiling& t) {
   if ASCEND_IS_AIC {
-    FlashAttentionForwardCube(t);
+    FlashAttentionForwardCube<T>(t);
   } else {
-    FlashAttentionForwardVector<Hooks>(t);
+    FlashAttentionForwardVector<Hooks, T>(t);
   }
 }
 
