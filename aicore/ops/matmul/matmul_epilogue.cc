@@ -40,43 +40,48 @@ using matmul_detail::SwapLast2;
 using patterns::EpilogueOperand;
 
 // Note [Epilogue block size]
-// The block one item computes is the tile_m x tile_n (tile_n a multiple of 16) that minimises
-// an estimate, in AIC cycles, of the slowest group's time: rounds x (block elements x cube
-// cycles per element + kItemCycles) + block elements x kEpilogueCycles, with rounds = ceil(items
-// / groups) (the groups' runs differ by at most one item) and the last term the epilogue of the
-// last block, which nothing overlaps. Cube cycles per element: the larger of 2 K flops at the
-// AIC's rate (8192 flops a cycle for 16-bit inputs, a quarter for fp32) and the Matmul's copies
-// of A and B, which it streams along K once per base block of C (K x (1 / base_m + 1 / base_n)
-// elements at kMte2BytesPerCycle, base_m = min(tile_m, 128), base_n = min(tile_n, 256): fitted
-// to ascend910b1, where MTE2 is the AIC's busier pipe at 16-bit and a 128 x 256 base). So blocks
-// come out balanced over the AICs: 2048^3 fp16 got 256 x 512 blocks, 32 items on 24 AICs (8 AICs
-// did two, the others idled half the time); now 128 x 352, four rounds of 24 (modeled 190 -> 136
-// us on ascend910b1), and 4096^3 fp32 464 x 512, three rounds. Ties (within 3%) go to fewer
-// items: the Matmul's fused host path (Note [Matmul fused path]) packs each block's A rows and B
-// columns anew once a cross-core wait has passed (Note [GM copies]), so fewer, larger blocks
-// pack less. A block holds at most kMaxBlockElems elements (the two fp32 slots of a group, 2 x 1
-// MiB, fit a 2 MiB L2 of the host core that reads them back), tile_m at most kMaxTileM and
-// tile_n at most kMaxTileN.
-constexpr int64_t kMaxTileM = 512;
-constexpr int64_t kMaxTileN = 1024;
-constexpr int64_t kMaxBlockElems = 512 * 512;
+// The block one item computes is the tile_m x tile_n that minimises an estimate, in AIC cycles,
+// of the slowest group's time: rounds x (block elements x cube cycles per element +
+// kItemCyclesPerK x K) + block elements x kEpilogueCycles, with rounds = ceil(items / groups)
+// (the groups' runs differ by at most one item), the middle term each block's start and drain
+// and the last the epilogue of the last block, which nothing overlaps. Cube cycles per element:
+// the larger of 2 K flops at the AIC's rate (8192 flops a cycle for 16-bit inputs, a quarter for
+// fp32) and the Matmul's copies of A and B, which it streams along K once per base block of C
+// (K x (1 / base_m + 1 / base_n) elements at kMte2BytesPerCycle, base_m = min(tile_m, 128),
+// base_n = min(tile_n, 256): ascend910b1, where MTE2 is the AIC's busier pipe at 16-bit and a
+// 128 x 256 base). Candidates: whole base blocks (tile_m a multiple of 128 up to kMaxTileM,
+// tile_n of 256 up to kMaxTileN; a partial base block, as in 256 x 688, costs nearly a whole
+// one), or below a base block the balanced extents (the dim split evenly, rounded up to 16).
+// Ties (within 3%) go to fewer items: the Matmul's fused host path (Note [Matmul fused path])
+// packs each block's A rows and B columns anew once a cross-core wait has passed (Note [GM
+// copies]), so fewer blocks pack less. Modeled on ascend910b1, fp16 gelu_erf + bias + residual:
+// 2048^3 had 256 x 512 blocks, 32 items on 24 AICs (190 us); now 384 x 256, two rounds of 24
+// (145 us); 4096^3 512 x 512, 64 items (780 us), now 384 x 512, 88 items (651 us; 512-row
+// blocks modeled 10-20% slower at the same number of base blocks per group, hence kMaxTileM).
+// The two fp32 slots of a group (2 x 768 KiB) fit a 2 MiB L2 of the host core that reads them.
+constexpr int64_t kMaxTileM = 384;
+constexpr int64_t kMaxTileN = 512;
 constexpr int64_t kBaseM = 128;  // the Matmul's base block for large blocks on ascend910b1
 constexpr int64_t kBaseN = 256;
 constexpr double kMte2BytesPerCycle = 80;
-constexpr double kItemCycles = 3000;
+constexpr double kItemCyclesPerK = 10;
 constexpr double kEpilogueCycles = 0.3;
 constexpr int64_t kMaxRank = 6;
 
-// Returns the candidate block extents along a dim of `size`: for each multiple of 16 up to
-// `limit`, the balanced extent (size split into as many equal parts, rounded up to 16) it gives.
-std::vector<int64_t> BlockExtents(int64_t size, int64_t limit) {
+// Returns the candidate block extents along a dim of `size`: whole multiples of `base` up to
+// `limit`, and below `base` the balanced extents (size split into equal parts, rounded up to
+// 16) of each multiple of 16; none beyond Round16(size).
+std::vector<int64_t> BlockExtents(int64_t size, int64_t base, int64_t limit) {
   std::vector<int64_t> out;
-  for (int64_t want = 16; want <= limit; want += 16) {
+  const int64_t whole = patterns::EpilogueRound16(size);
+  for (int64_t want = 16; want < base && want < whole + 16; want += 16) {
     const int64_t parts = (size + want - 1) / want;
-    const int64_t e = std::min(patterns::EpilogueRound16((size + parts - 1) / parts),
-                               patterns::EpilogueRound16(size));
+    const int64_t e = std::min(patterns::EpilogueRound16((size + parts - 1) / parts), whole);
     if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
-    if (want >= size) break;
+  }
+  for (int64_t e = base; e <= limit && e < whole + base; e += base) {
+    const int64_t c = std::min(e, whole);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
 }
@@ -93,9 +98,8 @@ std::pair<int64_t, int64_t> BlockSize(int64_t batch, int64_t m, int64_t n, int64
   };
   std::vector<Candidate> all;
   double least = 0;
-  for (const int64_t tm : BlockExtents(m, kMaxTileM)) {
-    for (const int64_t tn : BlockExtents(n, kMaxTileN)) {
-      if (tm * tn > kMaxBlockElems) continue;
+  for (const int64_t tm : BlockExtents(m, kBaseM, kMaxTileM)) {
+    for (const int64_t tn : BlockExtents(n, kBaseN, kMaxTileN)) {
       const int64_t items = batch * ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
       const int64_t rounds = (items + aics - 1) / aics;
       const double elems = static_cast<double>(std::min(tm, m) * std::min(tn, n));
@@ -103,8 +107,8 @@ std::pair<int64_t, int64_t> BlockSize(int64_t batch, int64_t m, int64_t n, int64
                           (1.0 / static_cast<double>(std::min<int64_t>(tm, kBaseM)) +
                            1.0 / static_cast<double>(std::min<int64_t>(tn, kBaseN))) /
                           kMte2BytesPerCycle;
-      const double cube = std::max(mac, copy);
-      const double cost = static_cast<double>(rounds) * (elems * cube + kItemCycles) +
+      const double cost = static_cast<double>(rounds) * (elems * std::max(mac, copy) +
+                                                         kItemCyclesPerK * kd) +
                           elems * kEpilogueCycles;
       if (all.empty() || cost < least) least = cost;
       all.push_back({tm, tn, items, cost});
