@@ -4,8 +4,9 @@
 // oneDNN's matmul primitive with a bias and the post-ops eltwise gelu_erf + binary add, all in
 // the same binary. Rows report GFLOP/s (2 M N K per run); run_all.py turns them into
 // ratio_to_unfused and ratio_to_onednn_postops. The fused row's ".../2threads" twin runs on two
-// worker threads, its flops_per_s per wall second (the 1-thread rows' are per process CPU
-// second); run_all.py gives its wall-time speedup over the 1-thread row and the CPUs busy.
+// worker threads and reports wall time (its flops_per_s is still per process CPU second);
+// run_all.py gives its wall-time speedup over the 1-thread row and the CPUs busy (process CPU /
+// wall of the 2-thread row).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
