@@ -337,8 +337,9 @@ TEST(MatmulEpilogueTest, GroupRunsAreContiguousAndBalanced) {
 }
 
 TEST(MatmulEpilogueTest, BlocksAreBalancedOverTheAics) {
-  // Note [Epilogue block size]: large squares split into rounds of blocks over the AICs that are
-  // at least 90% full (2048^2 got 32 blocks on 24 AICs before: 67%), each block at most 384 x 512.
+  // Note [Epilogue block size]: squares split into two rounds of blocks over the AICs or more,
+  // from 2048^2 on at least 90% full (2048^2 got 32 blocks on 24 AICs before: 67%), each block
+  // at most 384 x 512.
   const arch::Chip& chip = arch::DefaultChip();
   static float dummy[1];
   for (const DType dt : {DType::kF32, DType::kF16}) {
@@ -353,8 +354,11 @@ TEST(MatmulEpilogueTest, BlocksAreBalancedOverTheAics) {
       const std::string what = StrCat(OpDTypeName(dt), " ", s, "^3: ", t.tile_m, " x ", t.tile_n);
       EXPECT_EQ(plan.block_dim, static_cast<uint32_t>(std::min<int64_t>(items, chip.aic_count)));
       const int64_t rounds = (items + chip.aic_count - 1) / chip.aic_count;
-      EXPECT_GE(static_cast<double>(items), 0.9 * static_cast<double>(rounds * chip.aic_count))
-          << what;
+      EXPECT_GE(rounds, 2) << what;  // the epilogue of a block overlaps the next block's cube
+      if (s >= 2048) {
+        EXPECT_GE(static_cast<double>(items), 0.9 * static_cast<double>(rounds * chip.aic_count))
+            << what;
+      }
       EXPECT_LE(t.tile_m, 384) << what;
       EXPECT_LE(t.tile_n, 512) << what;
       EXPECT_EQ(t.tile_n % 16, 0) << what;

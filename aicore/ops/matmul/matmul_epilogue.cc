@@ -50,8 +50,11 @@ using patterns::EpilogueOperand;
 // (K x (1 / base_m + 1 / base_n) elements at kMte2BytesPerCycle, base_m = min(tile_m, 128),
 // base_n = min(tile_n, 256): ascend910b1, where MTE2 is the AIC's busier pipe at 16-bit and a
 // 128 x 256 base). Candidates: whole base blocks (tile_m a multiple of 128 up to kMaxTileM,
-// tile_n of 256 up to kMaxTileN; a partial base block, as in 256 x 688, costs nearly a whole
-// one), or below a base block the balanced extents (the dim split evenly, rounded up to 16).
+// tile_n of 256 up to kMaxTileN; a partial base block, as in 256 x 688 or 2048^3 fp32's 256 x
+// 240, costs nearly a whole one), or up to half a base block the balanced extents (the dim split
+// evenly, rounded up to 16). Block sizes that leave one round (items <= groups) are dropped
+// when another gives two: a single round overlaps no block's epilogue with the next one's cube
+// (1024^3 fp16 would get 384 x 128 in one round; it gets 128 x 256, two).
 // Ties (within 3%) go to fewer items: the Matmul's fused host path (Note [Matmul fused path])
 // packs each block's A rows and B columns anew once a cross-core wait has passed (Note [GM
 // copies]), so fewer blocks pack less. Modeled on ascend910b1, fp16 gelu_erf + bias + residual:
@@ -69,14 +72,16 @@ constexpr double kEpilogueCycles = 0.3;
 constexpr int64_t kMaxRank = 6;
 
 // Returns the candidate block extents along a dim of `size`: whole multiples of `base` up to
-// `limit`, and below `base` the balanced extents (size split into equal parts, rounded up to
-// 16) of each multiple of 16; none beyond Round16(size).
+// `limit`, and up to half of `base` the balanced extents (size split into equal parts, rounded
+// up to 16) of each multiple of 16; Round16(size) when that is smaller; none beyond it.
 std::vector<int64_t> BlockExtents(int64_t size, int64_t base, int64_t limit) {
   std::vector<int64_t> out;
   const int64_t whole = patterns::EpilogueRound16(size);
   for (int64_t want = 16; want < base && want < whole + 16; want += 16) {
     const int64_t parts = (size + want - 1) / want;
     const int64_t e = std::min(patterns::EpilogueRound16((size + parts - 1) / parts), whole);
+    // Above half a base block, a partial one costs about a whole one: take the whole one.
+    if (e > base / 2 && e < whole) continue;
     if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
   }
   for (int64_t e = base; e <= limit && e < whole + base; e += base) {
@@ -110,9 +115,17 @@ std::pair<int64_t, int64_t> BlockSize(int64_t batch, int64_t m, int64_t n, int64
       const double cost = static_cast<double>(rounds) * (elems * std::max(mac, copy) +
                                                          kItemCyclesPerK * kd) +
                           elems * kEpilogueCycles;
-      if (all.empty() || cost < least) least = cost;
       all.push_back({tm, tn, items, cost});
     }
+  }
+  // One round overlaps no epilogue with the cube: only when no block size gives two.
+  const int64_t min_items =
+      std::max_element(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) {
+        return x.items < y.items;
+      })->items > aics ? aics + 1 : 0;
+  std::erase_if(all, [&](const Candidate& c) { return c.items < min_items; });
+  for (const Candidate& c : all) {
+    if (c.cost < least || least == 0) least = c.cost;
   }
   int64_t best_m = 16, best_n = 16, best_items = 0;
   double best_cost = 0;
