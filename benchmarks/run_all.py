@@ -485,6 +485,14 @@ def main():
             unfused and unfused / 1e9, unfused and fused / unfused, note="target >= 1.2")
         add(f"ops/matmul_epilogue/{row}", "ratio_to_onednn_postops", fused / 1e9, "GFLOP/s",
             dnnl and dnnl / 1e9, dnnl and fused / dnnl, note="target >= 0.9")
+        one = find(results, f"ops/matmul_epilogue/{row}")
+        two = find(results, f"ops/matmul_epilogue/{row}/2threads")
+        if one and two and two.get("real_time"):
+            speedup = one["real_time"] / two["real_time"]
+            add(f"ops/matmul_epilogue/{row}/2threads", "scaling_vs_1thread", speedup, "x", 2.0,
+                speedup / 2, threads=2, note="wall time, 2 vs 1 worker threads, target >= 1.7; CPUs busy "
+                f"{two['cpu_time'] / two['real_time']:.2f} (process CPU / wall of the 2-thread "
+                "row: near 1 means the second thread did not get a CPU)")
     # --- end of the matmul epilogue block -------------------------------------------------------
 
     check = find(results, "check/overhead")

@@ -6,10 +6,12 @@
 // documented status codes with messages naming the argument.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "aclnnop/aclnn_matmul_epilogue.h"
@@ -284,6 +286,88 @@ TEST(MatmulEpilogueTest, AwkwardShapesAndManyBlocks) {
   c.bias_shape = std::vector<int64_t>{530};
   c.residual_shape = std::vector<int64_t>{25, 60, 530};
   Check(c);
+}
+
+TEST(MatmulEpilogueTest, ManyBlocksPerGroupRefillTheSlotsAndSkipTheLastFrees) {
+  // 80 batches of one block each on 24 groups: runs of 3 and 4 blocks, so every group refills
+  // a slot and the AIVs leave the last two slots of a run unfreed (the AIC never waits for
+  // them). A mismatch of sets and waits would hang or fail the launch.
+  Case c;
+  c.as = {80, 20, 8};
+  c.bs = {8, 20};
+  c.act = ref::EpilogueAct::kGeluErf;
+  c.bias_shape = std::vector<int64_t>{20};
+  c.residual_shape = std::vector<int64_t>{80, 20, 20};
+  MatmulEpilogueArgs args;
+  static float dummy[1];
+  args.a = DenseRef(dummy, DType::kF32, c.as);
+  args.b = DenseRef(dummy, DType::kF32, c.bs);
+  args.out = DenseRef(dummy, DType::kF32, {80, 20, 20});
+  const MatmulEpiloguePlan plan = Plan(args, arch::DefaultChip());
+  const patterns::MatmulEpilogueTiling& t = plan.tiling;
+  ASSERT_GE(t.batch * t.m_tiles * t.n_tiles, 3 * static_cast<int64_t>(plan.block_dim));
+  Check(c);
+  c.dt = DType::kF16;
+  c.act = ref::EpilogueAct::kSilu;
+  Check(c);
+}
+
+TEST(MatmulEpilogueTest, GroupRunsAreContiguousAndBalanced) {
+  patterns::MatmulEpilogueTiling t;
+  for (const auto& [batch, mt, nt, groups] :
+       std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>>{
+           {1, 1, 1, 1}, {1, 8, 9, 24}, {1, 4, 8, 24}, {80, 1, 1, 24}, {3, 5, 7, 24},
+           {2, 3, 4, 5}}) {
+    t.batch = batch;
+    t.m_tiles = mt;
+    t.n_tiles = nt;
+    const int64_t items = batch * mt * nt;
+    int64_t next = 0, lo = items, hi = 0;
+    for (int64_t g = 0; g < groups; ++g) {
+      int64_t begin = 0, end = 0;
+      patterns::EpilogueGroupItems(t, g, groups, &begin, &end);
+      EXPECT_EQ(begin, next) << items << " items, group " << g;
+      next = end;
+      lo = std::min(lo, end - begin);
+      hi = std::max(hi, end - begin);
+    }
+    EXPECT_EQ(next, items);
+    EXPECT_LE(hi - lo, 1) << items << " items on " << groups << " groups";
+  }
+}
+
+TEST(MatmulEpilogueTest, BlocksAreBalancedOverTheAics) {
+  // Note [Epilogue block size]: squares split into two rounds of blocks over the AICs or more,
+  // from 2048^2 on at least 90% full (2048^2 got 32 blocks on 24 AICs before: 67%), each block
+  // at most 384 x 512.
+  const arch::Chip& chip = arch::DefaultChip();
+  static float dummy[1];
+  for (const DType dt : {DType::kF32, DType::kF16}) {
+    for (const int64_t s : {1024, 2048, 4096}) {
+      MatmulEpilogueArgs args;
+      args.a = DenseRef(dummy, dt, {s, s});
+      args.b = DenseRef(dummy, dt, {s, s});
+      args.out = DenseRef(dummy, dt, {s, s});
+      const MatmulEpiloguePlan plan = Plan(args, chip);
+      const patterns::MatmulEpilogueTiling& t = plan.tiling;
+      const int64_t items = t.m_tiles * t.n_tiles;
+      const std::string what = StrCat(OpDTypeName(dt), " ", s, "^3: ", t.tile_m, " x ", t.tile_n);
+      EXPECT_EQ(plan.block_dim, static_cast<uint32_t>(std::min<int64_t>(items, chip.aic_count)));
+      const int64_t rounds = (items + chip.aic_count - 1) / chip.aic_count;
+      EXPECT_GE(rounds, 2) << what;  // the epilogue of a block overlaps the next block's cube
+      if (s >= 2048) {
+        EXPECT_GE(static_cast<double>(items), 0.9 * static_cast<double>(rounds * chip.aic_count))
+            << what;
+      }
+      EXPECT_LE(t.tile_m, 384) << what;
+      EXPECT_LE(t.tile_n, 512) << what;
+      EXPECT_EQ(t.tile_n % 16, 0) << what;
+      EXPECT_GE(t.tile_m * t.m_tiles, s) << what;
+      EXPECT_LT(t.tile_m * (t.m_tiles - 1), s) << what;
+      EXPECT_GE(t.tile_n * t.n_tiles, s) << what;
+      EXPECT_LT(t.tile_n * (t.n_tiles - 1), s) << what;
+    }
+  }
 }
 
 TEST(MatmulEpilogueTest, KZeroIsTheEpilogueOfZero) {

@@ -6,9 +6,9 @@
 //   Matmul slice layout (matmul_layout.h); an addend when its rows have unit stride and a pitch
 //   of at least N, or when it is broadcast over M and its one row has unit stride (read as a
 //   row); out when its rows have unit stride, a pitch of at least N and no broadcast dims.
-// - Blocks: tile_m x tile_n (kTileM x kTileN, halved while there are fewer items than AICs and
-//   the block is above kMinTile; tile_n a multiple of 16), one item per (batch, m block, n block), items round-robin over
-//   min(items, AICs) groups. The Matmul tiling is the single-core tiling of one block.
+// - Blocks: tile_m x tile_n (Note [Epilogue block size]: balanced over the AICs), one item per
+//   (batch, m block, n block), contiguous runs of items on min(items, AICs) groups. The Matmul
+//   tiling is the single-core tiling of one block.
 // - UB: the AIVs' budget less the bias row, divided by the chunk tiles the configuration needs
 //   (patterns::EpilogueTiles), in multiples of 16 floats.
 #include "aicore/ops/matmul/matmul_epilogue.h"
@@ -17,6 +17,8 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/ops/matmul/matmul_layout.h"
@@ -37,15 +39,108 @@ using matmul_detail::StagedColumnMajor;
 using matmul_detail::SwapLast2;
 using patterns::EpilogueOperand;
 
-// The block one item computes. The Matmul's fused host path (Note [Matmul fused path]) packs
-// the A and B panels of each block anew, so larger blocks amortise the packing: 512 x 512 ran
-// the 2048^3 fp32 bias + gelu + residual row in 183 ms of CPU against 212 ms for 256 x 256 (one
-// thread, same run), and the two slots of a group (2 x 1 MiB of fp32) still fit a 2 MiB L2 of
-// the host core that reads them back.
-constexpr int64_t kTileM = 512;
-constexpr int64_t kTileN = 512;
-constexpr int64_t kMinTile = 64;  // smaller blocks cost more in per-item overhead than they gain
+// Note [Epilogue block size]
+// The block one item computes is the tile_m x tile_n that minimises an estimate, in AIC cycles,
+// of the slowest group's time: rounds x (block elements x cube cycles per element +
+// kItemCyclesPerK x K) + block elements x kEpilogueCycles, with rounds = ceil(items / groups)
+// (the groups' runs differ by at most one item), the middle term each block's start and drain
+// and the last the epilogue of the last block, which nothing overlaps. Cube cycles per element:
+// the larger of 2 K flops at the AIC's rate (8192 flops a cycle for 16-bit inputs, a quarter for
+// fp32) and the Matmul's copies of A and B, which it streams along K once per base block of C
+// (K x (1 / base_m + 1 / base_n) elements at kMte2BytesPerCycle, base_m = min(tile_m, 128),
+// base_n = min(tile_n, 256): ascend910b1, where MTE2 is the AIC's busier pipe at 16-bit and a
+// 128 x 256 base). Candidates: whole base blocks (tile_m a multiple of 128 up to kMaxTileM,
+// tile_n of 256 up to kMaxTileN; a partial base block, as in 256 x 688 or 2048^3 fp32's 256 x
+// 240, costs nearly a whole one), or up to half a base block the balanced extents (the dim split
+// evenly, rounded up to 16). Block sizes that leave one round (items <= groups) are dropped
+// when another gives two: a single round overlaps no block's epilogue with the next one's cube
+// (1024^3 fp16 would get 384 x 128 in one round; it gets 128 x 256, two).
+// Ties (within 3%) go to fewer items: the Matmul's fused host path (Note [Matmul fused path])
+// packs each block's A rows and B columns anew once a cross-core wait has passed (Note [GM
+// copies]), so fewer blocks pack less. Modeled on ascend910b1, fp16 gelu_erf + bias + residual:
+// 2048^3 had 256 x 512 blocks, 32 items on 24 AICs (190 us); now 384 x 256, two rounds of 24
+// (145 us); 4096^3 512 x 512, 64 items (780 us), now 384 x 512, 88 items (651 us; 512-row
+// blocks modeled 10-20% slower at the same number of base blocks per group, hence kMaxTileM).
+// The two fp32 slots of a group (2 x 768 KiB) fit a 2 MiB L2 of the host core that reads them.
+constexpr int64_t kMaxTileM = 384;
+constexpr int64_t kMaxTileN = 512;
+constexpr int64_t kBaseM = 128;  // the Matmul's base block for large blocks on ascend910b1
+constexpr int64_t kBaseN = 256;
+constexpr double kMte2BytesPerCycle = 80;
+constexpr double kItemCyclesPerK = 10;
+constexpr double kEpilogueCycles = 0.3;
 constexpr int64_t kMaxRank = 6;
+
+// Returns the candidate block extents along a dim of `size`: whole multiples of `base` up to
+// `limit`, and up to half of `base` the balanced extents (size split into equal parts, rounded
+// up to 16) of each multiple of 16; Round16(size) when that is smaller; none beyond it.
+std::vector<int64_t> BlockExtents(int64_t size, int64_t base, int64_t limit) {
+  std::vector<int64_t> out;
+  const int64_t whole = patterns::EpilogueRound16(size);
+  for (int64_t want = 16; want < base && want < whole + 16; want += 16) {
+    const int64_t parts = (size + want - 1) / want;
+    const int64_t e = std::min(patterns::EpilogueRound16((size + parts - 1) / parts), whole);
+    // Above half a base block, a partial one costs about a whole one: take the whole one.
+    if (e > base / 2 && e < whole) continue;
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  for (int64_t e = base; e <= limit && e < whole + base; e += base) {
+    const int64_t c = std::min(e, whole);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+
+// The block size of Note [Epilogue block size].
+std::pair<int64_t, int64_t> BlockSize(int64_t batch, int64_t m, int64_t n, int64_t k, DType in,
+                                      int64_t aics) {
+  const double kd = static_cast<double>(k);
+  const double mac = 2.0 * kd / (in == DType::kF32 ? 2048.0 : 8192.0);
+  const double esize = static_cast<double>(DTypeSize(in));
+  struct Candidate {
+    int64_t tm, tn, items;
+    double cost;
+  };
+  std::vector<Candidate> all;
+  double least = 0;
+  for (const int64_t tm : BlockExtents(m, kBaseM, kMaxTileM)) {
+    for (const int64_t tn : BlockExtents(n, kBaseN, kMaxTileN)) {
+      const int64_t items = batch * ((m + tm - 1) / tm) * ((n + tn - 1) / tn);
+      const int64_t rounds = (items + aics - 1) / aics;
+      const double elems = static_cast<double>(std::min(tm, m) * std::min(tn, n));
+      const double copy = kd * esize *
+                          (1.0 / static_cast<double>(std::min<int64_t>(tm, kBaseM)) +
+                           1.0 / static_cast<double>(std::min<int64_t>(tn, kBaseN))) /
+                          kMte2BytesPerCycle;
+      const double cost = static_cast<double>(rounds) * (elems * std::max(mac, copy) +
+                                                         kItemCyclesPerK * kd) +
+                          elems * kEpilogueCycles;
+      all.push_back({tm, tn, items, cost});
+    }
+  }
+  // One round overlaps no epilogue with the cube: only when no block size gives two.
+  const int64_t min_items =
+      std::max_element(all.begin(), all.end(), [](const Candidate& x, const Candidate& y) {
+        return x.items < y.items;
+      })->items > aics ? aics + 1 : 0;
+  std::erase_if(all, [&](const Candidate& c) { return c.items < min_items; });
+  for (const Candidate& c : all) {
+    if (c.cost < least || least == 0) least = c.cost;
+  }
+  int64_t best_m = 16, best_n = 16, best_items = 0;
+  double best_cost = 0;
+  for (const Candidate& c : all) {
+    if (c.cost > 1.03 * least) continue;
+    if (best_items == 0 || c.items < best_items ||
+        (c.items == best_items && c.cost < best_cost)) {
+      best_m = c.tm;
+      best_n = c.tn;
+      best_items = c.items;
+      best_cost = c.cost;
+    }
+  }
+  return {std::min(best_m, m), best_n};
+}
 
 bool IsFloat(DType dt) { return dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16; }
 
@@ -336,17 +431,12 @@ MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) 
   StageAll(args, plan.compute, &e);
   plan.staging_bytes = e.st.WorkspaceBytes();
 
-  // Block size: as large as kTileM x kTileN, smaller while the AICs would idle.
+  // Block size: Note [Epilogue block size].
   const int64_t aics = std::max(1, chip.aic_count);
-  int64_t tm = std::min(t.m, kTileM), tn = std::min(patterns::EpilogueRound16(t.n), kTileN);
-  const auto items = [&] { return t.batch * ((t.m + tm - 1) / tm) * ((t.n + tn - 1) / tn); };
-  while (items() < aics && (tm > kMinTile || tn > kMinTile)) {
-    if (tm >= tn && tm > kMinTile) {
-      tm = std::max(kMinTile, tm / 2);
-    } else {
-      tn = std::max(kMinTile, patterns::EpilogueRound16(tn / 2));
-    }
-  }
+  const auto [tm, tn] = BlockSize(t.batch, t.m, t.n, t.k, plan.compute, aics);
+  const auto items = [&, tm = tm, tn = tn] {
+    return t.batch * ((t.m + tm - 1) / tm) * ((t.n + tn - 1) / tn);
+  };
   t.tile_m = tm;
   t.tile_n = tn;
   t.m_tiles = (t.m + tm - 1) / tm;

@@ -1,6 +1,8 @@
 // MatmulEpilogue<Hooks, In>: the mix-mode kernel of a matmul with a fused epilogue,
 // out = act(alpha * A B + beta * bias) + residual, batched. Each AI Core (group of one AIC and
-// two AIVs) takes the (batch, m tile, n tile) items g, g + groups, ...:
+// two AIVs) takes a contiguous run of the (batch, m tile, n tile) items, n tile fastest, the
+// runs of the groups differing by at most one item (EpilogueGroupItems), so an AIC's successive
+// blocks mostly share their rows of A:
 // - the AIC computes the item's tile_m x tile_n block of A B with AscendC's Matmul object
 //   (SetTail + SetTensorA/B + IterateAll, fp32 accumulation in L0C) into one of two fp32 slots
 //   of its group's GM workspace, then sets the cross-core flag kEpilogueTileReady (mode 2, FIX);
@@ -10,7 +12,9 @@
 //   through depth-2 queues; once both AIVs have read their rows they hand the slot back
 //   (kEpilogueSlotFree, mode 2, MTE2); the AIC waits for that before refilling a slot.
 // So the product never makes a round trip through GM at out's size: each block is read once, in
-// fp32, by the AIVs of the AIC that wrote it, while the AIC computes the next block.
+// fp32, by the AIVs of the AIC that wrote it, while the AIC computes the next block. The AIVs
+// free only the slots the AIC will refill (not those of a group's last kEpilogueSlots blocks), so
+// the AIC is done once its last block is in its slot and never waits for the last epilogues.
 //
 // Note [Epilogue slot handoff]
 // Mode 2 adds one to the AIC's counter per pair of AIV sets, not per set of each AIV (an AIV a
@@ -102,11 +106,20 @@ inline EpilogueItem EpilogueItemOf(const MatmulEpilogueTiling& t, int64_t item) 
   EpilogueItem it;
   it.batch = item / tiles;
   const int64_t tile = item % tiles;
-  it.m0 = (tile % t.m_tiles) * t.tile_m;
-  it.n0 = (tile / t.m_tiles) * t.tile_n;
+  it.m0 = (tile / t.n_tiles) * t.tile_m;
+  it.n0 = (tile % t.n_tiles) * t.tile_n;
   it.rows = std::min(t.tile_m, t.m - it.m0);
   it.cols = std::min(t.tile_n, t.n - it.n0);
   return it;
+}
+
+// The items [*begin, *end) of group `group` of `groups`: contiguous runs whose lengths differ by
+// at most one.
+inline void EpilogueGroupItems(const MatmulEpilogueTiling& t, int64_t group, int64_t groups,
+                               int64_t* begin, int64_t* end) {
+  const int64_t items = t.batch * t.m_tiles * t.n_tiles;
+  *begin = items * group / groups;
+  *end = items * (group + 1) / groups;
 }
 
 // The AIC side: each item's block of A B into the group's next workspace slot.
@@ -120,7 +133,11 @@ class MatmulEpilogueCube {
     TPipe pipe;
     Matmul<AType, AType, CType> mm;
     mm.Init(&t.cube, &pipe);
-    const int org_m = static_cast<int>(t.a_trans ? t.a_pitch : t.m);
+    // A row-major A is described as the block row SetTensorA points at (tile_m rows): a run's
+    // successive blocks change n (so no two read the same B columns, and the Matmul's fused host
+    // path then packs B into its scratch rather than the launch's panel cache, Note [Packed
+    // panel cache]) unless there is one n tile, where they share B and M stays whole.
+    const int org_m = static_cast<int>(t.a_trans ? t.a_pitch : t.n_tiles > 1 ? t.tile_m : t.m);
     const int org_ka = static_cast<int>(t.a_trans ? t.k : t.a_pitch);
     const int org_kb = static_cast<int>(t.b_trans ? t.b_pitch : t.k);
     const int org_n = static_cast<int>(t.b_trans ? t.n : t.b_pitch);
@@ -134,9 +151,10 @@ class MatmulEpilogueCube {
     gm_ws.SetGlobalBuffer(
         reinterpret_cast<float*>(t.workspace) + GetBlockIdx() * kEpilogueSlots * slot,
         kEpilogueSlots * slot);
-    const int64_t items = t.batch * t.m_tiles * t.n_tiles;
+    int64_t begin = 0, end = 0;
+    EpilogueGroupItems(t, GetBlockIdx(), GetBlockNum(), &begin, &end);
     int64_t i = 0;
-    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum(), ++i) {
+    for (int64_t item = begin; item < end; ++item, ++i) {
       if (i >= kEpilogueSlots) CrossCoreWaitFlag<2, PIPE_FIX>(kEpilogueSlotFree);
       const EpilogueItem it = EpilogueItemOf(t, item);
       mm.SetTail(static_cast<int>(it.rows), static_cast<int>(it.cols), static_cast<int>(t.k));
@@ -148,10 +166,7 @@ class MatmulEpilogueCube {
       mm.End();
       CrossCoreSetFlag<2, PIPE_FIX>(kEpilogueTileReady);
     }
-    // Take back the slots still out, so no flag outlives the kernel.
-    for (int64_t j = 0; j < std::min<int64_t>(i, kEpilogueSlots); ++j) {
-      CrossCoreWaitFlag<2, PIPE_FIX>(kEpilogueSlotFree);
-    }
+    // The AIVs free no slot of the last kEpilogueSlots blocks, so no flag outlives the kernel.
   }
 };
 
@@ -189,10 +204,10 @@ class MatmulEpilogueVector {
 
   __aicore__ inline void Process() {
     using namespace AscendC;
-    const int64_t groups = GetBlockNum() / 2;
-    const int64_t items = t_.batch * t_.m_tiles * t_.n_tiles;
+    int64_t begin = 0, end = 0;
+    EpilogueGroupItems(t_, GetBlockIdx() / 2, GetBlockNum() / 2, &begin, &end);
     int64_t i = 0;
-    for (int64_t item = GetBlockIdx() / 2; item < items; item += groups, ++i) {
+    for (int64_t item = begin; item < end; ++item, ++i) {
       if (t_.k > 0) CrossCoreWaitFlag<2, PIPE_MTE2>(kEpilogueTileReady);
       const EpilogueItem it = EpilogueItemOf(t_, item);
       const int64_t half = (it.rows + 1) / 2;
@@ -209,7 +224,7 @@ class MatmulEpilogueVector {
         Compute(rows, pitch);
         CopyOut(it, r0, rows, pitch);
       }
-      if (t_.k > 0) {
+      if (t_.k > 0 && item + kEpilogueSlots < end) {  // the AIC refills this slot
         // Both AIVs meet before either frees the slot. See Note [Epilogue slot handoff].
         CrossCoreSetFlag<1, PIPE_MTE2>(kEpilogueRowsRead);
         CrossCoreWaitFlag<1, PIPE_MTE2>(kEpilogueRowsRead);
