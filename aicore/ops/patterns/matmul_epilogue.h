@@ -17,10 +17,12 @@
 // the AIC is done once its last block is in its slot and never waits for the last epilogues.
 //
 // Note [Epilogue slot handoff]
-// Mode 2 adds one to the AIC's counter per pair of AIV sets, not per set of each AIV (an AIV a
-// block ahead of its partner would otherwise free a slot the partner still reads). So before
-// freeing a slot the two AIVs of a group meet at a mode-1 flag (kEpilogueRowsRead): the frees
-// the AIC counts are then always one per AIV for the same block.
+// The docs say a mode-2 set from the AIVs adds one to the AIC's counter once both AIVs have set
+// it, and the sim counts so (one arrival count per AIV, kernel/sync/cross_core.cc). Counted per
+// pair of sets instead, an AIV a block ahead of its partner would free a slot the partner still
+// reads. So before freeing a slot the two AIVs of a group meet at a mode-1 flag
+// (kEpilogueRowsRead): the frees the AIC counts are then one per AIV for the same block under
+// either counting, for one extra flag per block.
 //
 // UB layout: a chunk holds r rows of P = Round16(cols) fp32 elements (cols of the block's width);
 // DataCopyPad pads each row to P (16-bit rows are exactly P after the 32-byte rounding, fp32 rows
