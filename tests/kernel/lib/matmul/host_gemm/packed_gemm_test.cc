@@ -1,9 +1,9 @@
 // The packed GEMM (Note [Packed GEMM]) against a scalar fma chain, bit for bit: every row tail
-// (1..7 rows past a multiple of 8), column tail (1..47 columns past a multiple of 48, so each of
-// the 1-, 2- and 3-vector tiles), k tail (1..3 steps past a multiple of 4), k longer than one
-// cache block, more rows than one A block and more columns than one B block; A and B in both
-// orientations, fp16 inputs, a bias, and a C inside a wider matrix whose other columns stay
-// untouched.
+// (1..7 rows past a multiple of 8), column tail (1..47 columns past a multiple of 48: each of the
+// 1-, 2- and 3-vector tiles, and the last 49..64 columns split into two 2-vector panels), k tail
+// (1..3 steps past a multiple of 4), k longer than one cache block, more rows than one A block
+// and more columns than one B block; A and B in both orientations, fp16 inputs, a bias, and a C
+// inside a wider matrix whose other columns stay untouched.
 #include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 
 #include <gtest/gtest.h>
@@ -111,7 +111,7 @@ TEST_F(PackedGemmTest, EveryRowColumnAndKTail) {
   // Rows 1..17 (each tail of the 8-row tile, one and two full tiles), columns across the 16-,
   // 32- and 48-column tiles and their tails, k 1..9 (each remainder of 4).
   for (uint32_t m : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 17u}) {
-    for (uint32_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 64u, 95u, 97u, 143u}) {
+    for (uint32_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 64u, 95u, 97u, 112u, 143u}) {
       for (uint32_t k : {1u, 4u, 6u, 9u}) Check({m, n, k});
     }
   }
