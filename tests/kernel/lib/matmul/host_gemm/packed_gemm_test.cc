@@ -111,7 +111,8 @@ TEST_F(PackedGemmTest, EveryRowColumnAndKTail) {
   // Rows 1..17 (each tail of the 8-row tile, one and two full tiles), columns across the 16-,
   // 32- and 48-column tiles and their tails, k 1..9 (each remainder of 4).
   for (uint32_t m : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 15u, 16u, 17u}) {
-    for (uint32_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 64u, 95u, 97u, 112u, 143u}) {
+    for (uint32_t n :
+         {1u, 15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u, 64u, 95u, 97u, 112u, 143u}) {
       for (uint32_t k : {1u, 4u, 6u, 9u}) Check({m, n, k});
     }
   }
