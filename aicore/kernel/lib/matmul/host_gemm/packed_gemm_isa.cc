@@ -185,46 +185,105 @@ constexpr TileFn kTiles[kMr - 1] = {Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>,
 #define AICORE_PG_BC(u, r) "vbroadcastss 32*" #u "+4*" #r "(%[ap]), %%zmm28\n\t"
 #define AICORE_PG_STEP(NJ, u) AICORE_TA_STEP##NJ(AICORE_PG_LDB, AICORE_PG_BC, u)
 
-// The whole tile: masks, init, `steps` x 4 k steps (each iteration also prefetching 256 bytes at
-// pf), `rem` k steps, store.
-#define AICORE_PG_TILE(NJ)                                                                    \
-  AICORE_TA_LOAD_MASKS AICORE_TA_INIT(NJ, AICORE_PG_LDC)                                 \
+// Prefetches of one 4-step iteration into L2: the next B data (4 lines at pf, advanced by
+// pf_stride) and the next tile's A panel (2 lines at ap + a_next; into L2 rather than L1, where
+// it would evict the B panel the tile is reading: measured a little faster).
+#define AICORE_PG_PREFETCH                                                                     \
+  "prefetcht1 (%[pf])\n\t"                                                                    \
+  "prefetcht1 64(%[pf])\n\t"                                                                  \
+  "prefetcht1 128(%[pf])\n\t"                                                                 \
+  "prefetcht1 191(%[pf])\n\t"                                                                 \
+  "addq %[pf_stride], %[pf]\n\t"                                                              \
+  "prefetcht1 (%[ap],%[a_next])\n\t"                                                          \
+  "prefetcht1 64(%[ap],%[a_next])\n\t"
+// Prefetches the NJ lines of the next tile's C row r (r < 4) at cn into L1.
+#define AICORE_PG_CPF_ROW(v, r, z) "prefetcht0 64*" #v AICORE_PG_CPF_ROW##r "\n\t"
+#define AICORE_PG_CPF_ROW0 "(%[cn])"
+#define AICORE_PG_CPF_ROW1 "(%[cn],%[ldc])"
+#define AICORE_PG_CPF_ROW2 "(%[cn],%[ldc],2)"
+#define AICORE_PG_CPF_ROW3 "(%[cn],%[ldc3])"
+// Prefetches 4 rows of the next C tile (NJ lines each) at cn.
+#define AICORE_PG_CPF4_3                                                                       \
+  AICORE_PG_CPF_ROW(0, 0, 0) AICORE_PG_CPF_ROW(1, 0, 0) AICORE_PG_CPF_ROW(2, 0, 0)             \
+  AICORE_PG_CPF_ROW(0, 1, 0) AICORE_PG_CPF_ROW(1, 1, 0) AICORE_PG_CPF_ROW(2, 1, 0)             \
+  AICORE_PG_CPF_ROW(0, 2, 0) AICORE_PG_CPF_ROW(1, 2, 0) AICORE_PG_CPF_ROW(2, 2, 0)             \
+  AICORE_PG_CPF_ROW(0, 3, 0) AICORE_PG_CPF_ROW(1, 3, 0) AICORE_PG_CPF_ROW(2, 3, 0)
+#define AICORE_PG_CPF4_2                                                                       \
+  AICORE_PG_CPF_ROW(0, 0, 0) AICORE_PG_CPF_ROW(1, 0, 0) AICORE_PG_CPF_ROW(0, 1, 0)             \
+  AICORE_PG_CPF_ROW(1, 1, 0) AICORE_PG_CPF_ROW(0, 2, 0) AICORE_PG_CPF_ROW(1, 2, 0)             \
+  AICORE_PG_CPF_ROW(0, 3, 0) AICORE_PG_CPF_ROW(1, 3, 0)
+#define AICORE_PG_CPF4_1                                                                       \
+  AICORE_PG_CPF_ROW(0, 0, 0) AICORE_PG_CPF_ROW(0, 1, 0) AICORE_PG_CPF_ROW(0, 2, 0)             \
+  AICORE_PG_CPF_ROW(0, 3, 0)
+#define AICORE_PG_STEPS4(NJ)                                                                   \
+  AICORE_PG_STEP(NJ, 0) AICORE_PG_STEP(NJ, 1) AICORE_PG_STEP(NJ, 2) AICORE_PG_STEP(NJ, 3)
+#define AICORE_PG_ADVANCE4                                                                     \
+  "addq $128, %[ap]\n\t"                                                                      \
+  "addq $768, %[bp]\n\t"
+
+// The whole tile. %[ctl] holds the 3 column masks (bits 0..47), the init mode (bits 48..55: 0
+// zero, 1 bias, 2 load C) and the k steps past the last multiple of 4 (bits 56..63). Then
+// `steps` x 4 k steps, the first two iterations also prefetching the next tile's C rows (at cn)
+// into L1, every iteration the next B data and A panel (AICORE_PG_PREFETCH); the remaining k
+// steps; the stores.
+#define AICORE_PG_TILE(NJ)                                                                     \
+  "kmovw %k[ctl], %%k1\n\t"                                                                   \
+  "shrq $16, %[ctl]\n\t"                                                                      \
+  "kmovw %k[ctl], %%k2\n\t"                                                                   \
+  "shrq $16, %[ctl]\n\t"                                                                      \
+  "kmovw %k[ctl], %%k3\n\t"                                                                   \
+  "shrq $16, %[ctl]\n\t"                                                                      \
+  "cmpb $2, %b[ctl]\n\t"                                                                      \
+  "je 3f\n\t"                                                                                 \
+  "cmpb $1, %b[ctl]\n\t"                                                                      \
+  "je 4f\n\t" AICORE_TA_EACH##NJ(AICORE_TA_ZERO) "jmp 5f\n\t"                                 \
+  "4:\n\t" AICORE_TA_VEC##NJ(AICORE_TA_BIAS) AICORE_TA_EACH##NJ(AICORE_TA_COPY) "jmp 5f\n\t"  \
+  "3:\n\t" AICORE_TA_EACH##NJ(AICORE_PG_LDC) "5:\n\t"                                         \
+  "shrq $8, %[ctl]\n\t"                                                                       \
+  "cmpq $2, %[steps]\n\t"                                                                     \
+  "jb 8f\n\t"                                                                                 \
+  AICORE_PG_STEPS4(NJ) AICORE_PG_CPF4_##NJ AICORE_PG_PREFETCH AICORE_PG_ADVANCE4              \
+  "leaq (%[cn],%[ldc],4), %[cn]\n\t"                                                          \
+  AICORE_PG_STEPS4(NJ) AICORE_PG_CPF4_##NJ AICORE_PG_PREFETCH AICORE_PG_ADVANCE4              \
+  "subq $2, %[steps]\n\t"                                                                     \
+  "8:\n\t"                                                                                    \
   "testq %[steps], %[steps]\n\t"                                                              \
   "jz 6f\n\t"                                                                                 \
-  "1:\n\t" AICORE_PG_STEP(NJ, 0) AICORE_PG_STEP(NJ, 1) AICORE_PG_STEP(NJ, 2)                  \
-  AICORE_PG_STEP(NJ, 3)                                                                       \
-  "prefetcht1 (%[pf])\n\t"                                                                    \
-  "prefetcht1 128(%[pf])\n\t"                                                                 \
-  "addq %[pf_stride], %[pf]\n\t"                                                              \
-  "addq $128, %[ap]\n\t"                                                                      \
-  "addq $768, %[bp]\n\t"                                                                      \
+  "1:\n\t" AICORE_PG_STEPS4(NJ) AICORE_PG_PREFETCH AICORE_PG_ADVANCE4                         \
   "decq %[steps]\n\t"                                                                         \
   "jnz 1b\n\t"                                                                                \
   "6:\n\t"                                                                                    \
-  "testq %[rem], %[rem]\n\t"                                                                  \
+  "testq %[ctl], %[ctl]\n\t"                                                                  \
   "jz 7f\n\t"                                                                                 \
   "2:\n\t" AICORE_PG_STEP(NJ, 0)                                                              \
   "addq $32, %[ap]\n\t"                                                                       \
   "addq $192, %[bp]\n\t"                                                                      \
-  "decq %[rem]\n\t"                                                                           \
+  "decq %[ctl]\n\t"                                                                           \
   "jnz 2b\n\t"                                                                                \
   "7:\n\t" AICORE_TA_EACH##NJ(AICORE_PG_STC)
 
 // An 8-row tile of `cols` (1..48) columns in assembly (NJ = ceil(cols / 16) vectors per row);
-// the same bits as Tile<MR> would give. Every 4 k steps it also prefetches 256 bytes at pf into L2 and
-// advances pf by pf_stride: the caller points it at the GM rows of the B panel packed next
-// (Gemm), so those DRAM/L3 reads overlap this tile's FMAs instead of stalling the packing.
+// the same bits as Tile<MR> would give. While it runs it prefetches what the tiles after it
+// need: the next tile's C rows (c_next) into L1, its A panel (a_next) into L2, and, every 4 k
+// steps, one 192-byte row at pf into L2, advancing pf by pf_stride (the caller points it at the GM
+// rows of the B panel packed next, or at the next packed panel), so those L2/L3/DRAM reads
+// overlap this tile's FMAs.
 void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc, Init init,
-           const float* bias, uint32_t cols, const char* pf, int64_t pf_stride) {
-  uint64_t steps = kc / 4, rem = kc % 4;
+           const float* bias, uint32_t cols, const char* pf, int64_t pf_stride,
+           const float* a_next, const float* c_next) {
+  const int64_t a_next_bytes =
+      reinterpret_cast<const char*>(a_next) - reinterpret_cast<const char*>(ap);
+  uint64_t steps = kc / 4;
   const int64_t ldc_bytes = ldc * 4;
-  uint64_t masks = uint64_t{Mask16(cols)} | uint64_t{Mask16(cols > 16 ? cols - 16 : 0)} << 16 |
-                   uint64_t{Mask16(cols > 32 ? cols - 32 : 0)} << 32;
+  uint64_t ctl = uint64_t{Mask16(cols)} | uint64_t{Mask16(cols > 16 ? cols - 16 : 0)} << 16 |
+                 uint64_t{Mask16(cols > 32 ? cols - 32 : 0)} << 32 |
+                 uint64_t{static_cast<uint8_t>(init)} << 48 | uint64_t{kc % 4} << 56;
+  const char* cn = reinterpret_cast<const char*>(c_next);
 #define AICORE_PG_OPERANDS                                                                     \
-  : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [rem] "+r"(rem), [masks] "+r"(masks),   \
-    [pf] "+r"(pf)                                                                              \
+  : [ap] "+r"(ap), [bp] "+r"(bp), [steps] "+r"(steps), [ctl] "+r"(ctl), [pf] "+r"(pf),         \
+    [cn] "+r"(cn)                                                                              \
   : [c] "r"(c), [c4] "r"(c + 4 * ldc), [ldc] "r"(ldc_bytes), [ldc3] "r"(3 * ldc_bytes),        \
-    [mode] "r"(static_cast<uint64_t>(init)), [bias] "r"(bias), [pf_stride] "r"(pf_stride)      \
+    [bias] "r"(bias), [pf_stride] "r"(pf_stride), [a_next] "r"(a_next_bytes)                   \
   : AICORE_TA_CLOBBERS
   if (cols > 32) {
     asm volatile(AICORE_PG_TILE(3) AICORE_PG_OPERANDS);
@@ -234,6 +293,15 @@ void Tile8(uint32_t kc, const float* ap, const float* bp, float* c, int64_t ldc,
     asm volatile(AICORE_PG_TILE(1) AICORE_PG_OPERANDS);
   }
 #undef AICORE_PG_OPERANDS
+}
+
+// The columns of the B panel that starts `rest` columns before the end of a B block: kNr, except
+// that the last 49..64 columns are split into two panels of 2-vector tiles (32 and 17..32 columns)
+// rather than a 48-column panel and a 1-vector tile of 1..16 (which runs at about 0.7 of the
+// 3-vector tile's rate against 0.93 for the 2-vector one). The panel count stays
+// ceil(nc / kNr).
+uint32_t PanelCols(uint32_t rest) {
+  return rest > kNr && rest <= kNr + 16 ? 32 : std::min(kNr, rest);
 }
 
 template <typename S>
@@ -281,35 +349,39 @@ void Gemm(const GemmJob& j) {
         // The first A block packs each B panel just before its tiles (L1/L2-hot), unless the
         // B block came packed from the cache.
         const bool pack_b = ic == 0 && bref.must_pack();
-        for (uint32_t jr = 0; jr < nc; jr += kNr) {
-          float* bp = bpack + size_t{jr} * kc;
-          const uint32_t cols = std::min(kNr, nc - jr);
+        // Panel q covers columns [jr, jr + cols) and is stored at bpack + q * kc * kNr.
+        uint32_t q = 0;
+        for (uint32_t jr = 0; jr < nc; jr += PanelCols(nc - jr), ++q) {
+          float* bp = bpack + size_t{q} * kc * kNr;
+          const uint32_t cols = PanelCols(nc - jr);
+          const bool last = jr + cols == nc;
           if (pack_b) PackBPanel(j, b, pc, kc, jc + jr, cols, bp);
           const float* bias = j.bias != nullptr ? j.bias + jc + jr : nullptr;
-          // While the first A block packs B, the tiles prefetch the GM rows of the next B panel
-          // (row-major B: a row per 4 k steps; otherwise nothing: pf stays on this panel).
+          // The tiles prefetch the B data needed next into L2: while the first A block packs B,
+          // the GM rows of the next B panel (row-major B: a row per 4 k steps); otherwise the
+          // next packed panel (3 lines per 4 k steps), or nothing for the last panel.
           const char* pf = reinterpret_cast<const char*>(bp);
           int64_t pf_stride = 0;
-          if (pack_b && j.b_cs == 1 && jr + kNr < nc) {
-            pf = reinterpret_cast<const char*>(b + pc * j.b_rs + jc + jr + kNr);
-            pf_stride = j.b_rs * int64_t{sizeof(S)};
+          if (pack_b) {
+            if (j.b_cs == 1 && !last) {
+              pf = reinterpret_cast<const char*>(b + pc * j.b_rs + jc + jr + cols);
+              pf_stride = j.b_rs * int64_t{sizeof(S)};
+            }
+          } else if (!last) {
+            pf = reinterpret_cast<const char*>(bp + size_t{kNr} * kc);
+            pf_stride = int64_t{kNr} * 4;
           }
           uint32_t pf_rows = pf_stride != 0 ? kc : 0;  // rows of the next panel not prefetched
           for (uint32_t ir = 0; ir < mc; ir += kMr) {
             const uint32_t rows = std::min(kMr, mc - ir);
             float* c = j.c + (ic + ir) * j.ldc + jc + jr;
-            if (ir + kMr < mc) {
-              // The next tile's C rows, so its loads (or, in the first k block, its stores) do
-              // not wait for L2/L3.
-              const float* cn = c + kMr * j.ldc;
-              const uint32_t rn = std::min(kMr, mc - ir - kMr);
-              for (uint32_t r = 0; r < rn; ++r) {
-                for (uint32_t off = 0; off < cols; off += 16) _mm_prefetch(cn + r * j.ldc + off, _MM_HINT_T0);
-              }
-            }
+            const float* a_next = apack + size_t{ir + kMr < mc ? ir + kMr : 0} * kc;
+            // The C tile after this one: below it, or the first of the next panel.
+            const float* c_next = ir + kMr < mc ? c + kMr * j.ldc
+                                  : !last ? j.c + ic * j.ldc + jc + jr + cols : c;
             if (rows == kMr) {
               Tile8(kc, apack + size_t{ir} * kc, bp, c, j.ldc, init, bias, cols, pf,
-                    pf_rows > 0 ? pf_stride : 0);
+                    pf_rows > 0 ? pf_stride : 0, a_next, c_next);
               const uint32_t done = std::min(pf_rows, kc / 4);
               pf += pf_stride * done;
               pf_rows -= done;
