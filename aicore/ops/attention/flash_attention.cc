@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "aicore/ops/framework/run_op.h"
+#include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/ops/ops.h"
 #include "aicore/ops/patterns/flash_attention.h"
 #include "aicore/runtime/device_memory.h"
@@ -71,9 +72,10 @@ TensorRef HeadView(const TensorRef& t, const std::string& layout, int64_t n) {
 }
 
 // The common checks of both passes: q/k/v, the layout, heads, the attributes and the mask.
-// Fills the geometry of q (heads q), k (kv) and v's D (dv).
+// `pse`: the name of the pse argument when one was given, else nullptr. Fills the geometry of q
+// (heads q), k (kv) and v's D (dv).
 OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, const TensorRef& v,
-                       bool has_mask, const TensorRef& mask, bool has_pse, bool has_prefix,
+                       bool has_mask, const TensorRef& mask, const char* pse, bool has_prefix,
                        const FlashAttentionAttrs& a, const arch::Chip& chip, Heads* hq, Heads* hkv,
                        int64_t* dv) {
   for (const auto& [what, t] :
@@ -169,8 +171,8 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
     return Invalid(StrCat(op, ": keepProb ", a.keep_prob,
                           " asks for dropout, which aicore does not implement; pass 1"));
   }
-  if (has_pse) {
-    return Invalid(StrCat(op, ": realShiftOptional (pse) is not supported; pass null"));
+  if (pse != nullptr) {
+    return Invalid(StrCat(op, ": ", pse, " (pse) is not supported; pass null"));
   }
   if (has_prefix) {
     return Invalid(StrCat(op, ": prefixOptional is not supported (sparse modes 5/6); pass null"));
@@ -209,7 +211,11 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
                               hq->b, ", N = ", n, ", Sq = ", hq->s, ", Skv = ", hkv->s));
       }
     }
-    if ((a.sparse_mode == 0 || a.sparse_mode == 4) && a.pre_tokens + a.next_tokens < 0) {
+    int64_t sum = 0;  // the sign is the sum's also when it overflows
+    const bool negative = __builtin_add_overflow(a.pre_tokens, a.next_tokens, &sum)
+                              ? a.pre_tokens < 0
+                              : sum < 0;
+    if ((a.sparse_mode == 0 || a.sparse_mode == 4) && negative) {
       return Invalid(StrCat(op, ": preTokens ", a.pre_tokens, " and nextTokens ", a.next_tokens,
                             " leave no column to attend to (their sum must be >= 0)"));
     }
@@ -233,6 +239,36 @@ OpCheck CheckOutput(const char* op, const char* what, const TensorRef& t, DType 
   if (t.shape != shape) {
     return Invalid(StrCat(op, ": ", what, " has shape ", ShapeString(t.shape), "; it must be ",
                           ShapeString(shape)));
+  }
+  return {};
+}
+
+using Named = std::pair<const char*, const TensorRef*>;  // nullptr: absent
+
+// The kernels read the inputs while they write the outputs: an output must not share bytes with
+// an input, repeat an element through a stride-0 dim, or start where another output starts.
+// Outputs whose spans merely interleave (dq, dk, dv as slices of one packed buffer) are allowed.
+OpCheck CheckApart(const char* op, std::initializer_list<Named> outs,
+                   std::initializer_list<Named> ins) {
+  for (const auto& [name, o] : outs) {
+    const int64_t dim = matmul_detail::RepeatedDim(*o);
+    if (dim >= 0) {
+      return Invalid(StrCat(op, ": ", name, " has stride 0 in dim ", dim, " of size ",
+                            o->shape[dim], ": its elements would share one memory location"));
+    }
+    for (const auto& [in_name, in] : ins) {
+      if (in != nullptr && matmul_detail::Overlaps(*o, *in)) {
+        return Invalid(StrCat(op, ": ", name, " overlaps ", in_name,
+                              " in memory; an output must not alias an input"));
+      }
+    }
+    for (const auto& [other_name, other] : outs) {
+      if (other == o) break;
+      if (o->NumElements() > 0 && other->NumElements() > 0 && o->First() == other->First()) {
+        return Invalid(StrCat(op, ": ", name, " and ", other_name,
+                              " start at the same address; each output needs its own memory"));
+      }
+    }
   }
   return {};
 }
@@ -476,7 +512,8 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
   OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+                             args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
+                             args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
   std::vector<int64_t> out_shape = args.query.shape;  // with value's D
   out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
@@ -486,14 +523,23 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
            .ok()) {
     return c;
   }
-  return {};
+  const TensorRef* mask = args.has_mask ? &args.atten_mask : nullptr;
+  return CheckApart(op,
+                    {{"softmaxMaxOut", &args.softmax_max},
+                     {"softmaxSumOut", &args.softmax_sum},
+                     {"attentionOutOut", &args.attention_out}},
+                    {{"query", &args.query},
+                     {"key", &args.key},
+                     {"value", &args.value},
+                     {"attenMaskOptional", mask}});
 }
 
 FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
   CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                 args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+                 args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
+                 args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, false, chip, args.op);
   p.block_dim_dkdv = 0;
   if (p.block_dim == 0) return p;
@@ -595,7 +641,8 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
   Heads hq, hkv;
   int64_t dv = 0;
   OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+                             args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
+                             args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
   std::vector<int64_t> out_shape = args.query.shape;  // with value's D
   out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
@@ -611,14 +658,24 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
       !(c = CheckOutput(op, "dvOut", args.dv, dt, args.value.shape)).ok()) {
     return c;
   }
-  return {};
+  const TensorRef* mask = args.has_mask ? &args.atten_mask : nullptr;
+  return CheckApart(op, {{"dqOut", &args.dq}, {"dkOut", &args.dk}, {"dvOut", &args.dv}},
+                    {{"query", &args.query},
+                     {"keyIn", &args.key},
+                     {"value", &args.value},
+                     {"dy", &args.dy},
+                     {"attenMaskOptional", mask},
+                     {"softmaxMaxOptional", &args.softmax_max},
+                     {"softmaxSumOptional", &args.softmax_sum},
+                     {"attentionInOptional", &args.attention_in}});
 }
 
 FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
   CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                 args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+                 args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
+                 args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, true, chip, args.op);
   if (p.block_dim == 0) return p;
   Staging st;
