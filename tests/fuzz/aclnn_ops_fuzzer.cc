@@ -248,15 +248,19 @@ struct Expect {
   // The defects the contract refuses: their status (0: 161001 or 161002) and a word the message
   // must contain (the argument). With several, phase 1 may report any one of them.
   std::vector<std::pair<aclnnStatus, std::string>> refusals;
-  bool compare = true;  // no defect that makes the reference inapplicable
-  std::string what;     // the defects, for the report
-  bool must_fail() const { return !refusals.empty(); }
+  bool compare = true;   // no defect that makes the reference inapplicable
+  std::string what;      // the defects, for the report
+  bool neutral = false;  // a defect that may be accepted, or refused for its own reason
+  // A refusing defect next to a neutral one need not be reported (the neutral one may empty
+  // the tensor it spoils, or be refused first with its own message).
+  bool must_fail() const { return !refusals.empty() && !neutral; }
   void Refuse(aclnnStatus c, const std::string& arg, const std::string& defect) {
     refusals.emplace_back(c, arg);
     compare = false;
     what += defect + "; ";
   }
   void Neutral(const std::string& defect, bool comparable) {
+    neutral = true;
     compare = compare && comparable;
     what += defect + "; ";
   }
@@ -481,7 +485,10 @@ void Attn(FuzzedDataProvider& in, bool backward) {
   const int defects =
       in.ConsumeIntegralInRange<int>(0, 3) == 0 ? 0 : in.ConsumeIntegralInRange<int>(1, 2);
   std::vector<int> kinds;
-  for (int i = 0; i < defects; ++i) kinds.push_back(in.ConsumeIntegralInRange<int>(0, 27));
+  for (int i = 0; i < defects; ++i) {
+    const int k = in.ConsumeIntegralInRange<int>(0, 27);
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);  // once each
+  }
   auto has = [&](int k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
   if (has(0)) {  // D over the documented limit
     p.d = in.ConsumeIntegralInRange<int64_t>(769, 800);
@@ -555,7 +562,7 @@ void Attn(FuzzedDataProvider& in, bool backward) {
       }
       case 4: {  // headNum wrong
         const int64_t h = in.PickValueInArray<int64_t>(
-            {0, -1, 257, INT64_MAX, INT64_MIN, p.head_num + 1, p.head_num * 2 + 1});
+            {0, -1, 257, INT64_MAX, INT64_MIN, p.nq + 1, p.nq * 2 + 1});
         if (h == p.head_num) break;
         // BSH/SBH with H divisible by the new count and K/V heads consistent is another
         // valid reading of the same tensors only when D changes: still refused or reshaped.
@@ -1000,8 +1007,12 @@ void Epilogue(FuzzedDataProvider& in) {
   OutPointers outp;
   const int defects =
       in.ConsumeIntegralInRange<int>(0, 2) == 0 ? 0 : in.ConsumeIntegralInRange<int>(1, 2);
+  int last_kind = -1;
   for (int i = 0; i < defects; ++i) {
-    switch (in.ConsumeIntegralInRange<int>(0, 17)) {
+    const int kind = in.ConsumeIntegralInRange<int>(0, 17);
+    if (kind == last_kind) continue;  // once each
+    last_kind = kind;
+    switch (kind) {
       case 0: {  // K mismatch
         std::vector<int64_t> s = b.shape;
         s[s.size() - 2] += 1;
@@ -1010,11 +1021,10 @@ void Epilogue(FuzzedDataProvider& in) {
         break;
       }
       case 1: {  // batch dims that do not broadcast
-        std::vector<int64_t> s = a.shape;
-        s.insert(s.begin(), 3);
-        std::vector<int64_t> t2 = b.shape;
-        t2.insert(t2.begin(), 2);
-        if (s.size() > 6 || t2.size() > 6) break;
+        if (a.shape.size() < 2 || b.shape.size() < 2) break;
+        const size_t ra = a.shape.size(), rb = b.shape.size();
+        const std::vector<int64_t> s = {3, a.shape[ra - 2], a.shape[ra - 1]};
+        const std::vector<int64_t> t2 = {2, b.shape[rb - 2], b.shape[rb - 1]};
         Make(&a, s, a.dtype, Layout{});
         Make(&b, t2, b.dtype, Layout{});
         e.Refuse(ACLNN_ERR_PARAM_INVALID, "broadcast", "batch mismatch");
