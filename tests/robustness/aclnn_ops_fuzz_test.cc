@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "aclnnop/aclnn_flash_attention_score.h"
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aclnnop/aclnn_matmul_epilogue.h"
+#include "tests/reference/attention_ref.h"
 
 namespace {
 
@@ -173,6 +175,56 @@ TEST(AclnnOpsFuzzTest, PreAndNextTokensWhoseSumOverflowsAreRefused) {
   EXPECT_THAT(Msg(), HasSubstr("preTokens -9223372036854775808 and nextTokens -5 leave no column"));
   fa.pre = fa.next = std::numeric_limits<int64_t>::max();  // the widest window: fine
   EXPECT_EQ(fa.Forward(), ACLNN_SUCCESS) << Msg();
+}
+
+// The band of sparse mode 4 with preTokens = INT64_MAX (unbounded to the left) and Sq > Skv:
+// skv - sq - preTokens overflowed int64 in the plan's window, which wrapped to an empty window
+// and zero rows where the reference attends to columns.
+TEST(AclnnOpsFuzzTest, AnUnboundedBandAttendsLikeTheReference) {
+  const int64_t sq = 8, skv = 4, d = 8;
+  Buf q(sq * d * 4), k(skv * d * 4), v(skv * d * 4), out(sq * d * 4), mx(sq * 8 * 4),
+      sm(sq * 8 * 4), mask(2048 * 2048);
+  std::vector<double> qv(sq * d), kv(skv * d), vv(skv * d);
+  auto fill = [](const Buf& b, std::vector<double>* vals, int seed) {
+    for (size_t i = 0; i < vals->size(); ++i) {
+      (*vals)[i] = static_cast<double>(static_cast<int>((i * 7 + seed) % 17) - 8) / 8;
+      static_cast<float*>(b.p)[i] = static_cast<float>((*vals)[i]);
+    }
+  };
+  fill(q, &qv, 1);
+  fill(k, &kv, 2);
+  fill(v, &vv, 3);
+  uint8_t* m = static_cast<uint8_t*>(mask.p);
+  for (int64_t i = 0; i < 2048; ++i)
+    for (int64_t j = 0; j < 2048; ++j) m[i * 2048 + j] = j > i;
+  Tensors t;
+  char layout[] = "BNSD";
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  ASSERT_EQ(aclnnFlashAttentionScoreGetWorkspaceSize(
+                t(View(q, ACL_FLOAT, {1, 1, sq, d})), t(View(k, ACL_FLOAT, {1, 1, skv, d})),
+                t(View(v, ACL_FLOAT, {1, 1, skv, d})), nullptr, nullptr, nullptr,
+                t(View(mask, ACL_BOOL, {2048, 2048})), nullptr, 1.0, 1.0,
+                std::numeric_limits<int64_t>::max(), 0, 1, layout, 0, 4,
+                t(View(mx, ACL_FLOAT, {1, 1, sq, 8})), t(View(sm, ACL_FLOAT, {1, 1, sq, 8})),
+                nullptr, t(View(out, ACL_FLOAT, {1, 1, sq, d})), &ws, &e),
+            ACLNN_SUCCESS)
+      << Msg();
+  Buf workspace(ws + 1);
+  ASSERT_EQ(aclnnFlashAttentionScore(workspace.p, ws, e, nullptr), ACLNN_SUCCESS) << Msg();
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  aicore::ref::AttentionProblem p;
+  p.sq = sq;
+  p.skv = skv;
+  p.d = p.dv = d;
+  p.has_mask = true;
+  p.sparse_mode = 4;
+  p.pre = int64_t{1} << 40;  // as unbounded, without overflowing the reference
+  p.next = 0;
+  const aicore::ref::AttentionForward want = aicore::ref::AttentionForwardRef(p, qv, kv, vv);
+  for (int64_t i = 0; i < sq * d; ++i) {
+    EXPECT_NEAR(static_cast<float*>(out.p)[i], want.out[i], 1e-4) << "element " << i;
+  }
 }
 
 // One conversion of tensor arguments (aclnn/tensor_ref.h): BOOL is a mask's dtype only.

@@ -283,6 +283,12 @@ void WindowOf(const FlashAttentionAttrs& a, bool has_mask, int64_t sq, int64_t s
   *hi = far;
   if (!has_mask) return;
   const auto clamp = [far](int64_t x) { return std::clamp<int64_t>(x, -far, far); };
+  // base + x saturated at +-far: preTokens/nextTokens may be anything CanImplement lets through
+  // (INT64_MAX: unbounded), which skv - sq would push past int64.
+  const auto shifted = [far, clamp](int64_t base, int64_t x) {
+    int64_t r = 0;
+    return __builtin_add_overflow(base, x, &r) ? (x > 0 ? far : -far) : clamp(r);
+  };
   switch (a.sparse_mode) {
     case 0:
       *lo = clamp(-a.pre_tokens);
@@ -295,8 +301,9 @@ void WindowOf(const FlashAttentionAttrs& a, bool has_mask, int64_t sq, int64_t s
       *hi = skv - sq;
       break;
     case 4:
-      *lo = clamp(skv - sq - a.pre_tokens);
-      *hi = clamp(skv - sq + a.next_tokens);
+      // -preTokens: INT64_MIN is refused (preTokens + nextTokens < 0).
+      *lo = shifted(skv - sq, -a.pre_tokens);
+      *hi = shifted(skv - sq, a.next_tokens);
       break;
     default:
       break;
