@@ -164,6 +164,19 @@ TEST(AclnnOpsFuzzTest, TheGradNamesItsOwnPseArgument) {
   EXPECT_THAT(Msg(), HasSubstr("aclnnFlashAttentionScore: realShiftOptional (pse)"));
 }
 
+// Found: the backward named its keyIn argument "key".
+TEST(AclnnOpsFuzzTest, TheGradNamesKeyIn) {
+  Fa fa;
+  const std::vector<int64_t> shape = {kB, kS, kH};
+  const int64_t storage = kB * kS * kH;
+  fa.tk = fa.t(aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND,
+                               &storage, 1, nullptr));
+  EXPECT_EQ(fa.Backward(), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_THAT(Msg(), HasSubstr("aclnnFlashAttentionScoreGrad: keyIn has null storage"));
+  EXPECT_EQ(fa.Forward(), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_THAT(Msg(), HasSubstr("aclnnFlashAttentionScore: key has null storage"));
+}
+
 // preTokens + nextTokens overflowed int64 (undefined; in practice it wrapped to a large positive
 // sum and a window with no column was accepted).
 TEST(AclnnOpsFuzzTest, PreAndNextTokensWhoseSumOverflowsAreRefused) {

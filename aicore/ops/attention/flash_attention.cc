@@ -72,14 +72,16 @@ TensorRef HeadView(const TensorRef& t, const std::string& layout, int64_t n) {
 }
 
 // The common checks of both passes: q/k/v, the layout, heads, the attributes and the mask.
-// `pse`: the name of the pse argument when one was given, else nullptr. Fills the geometry of q
+// `key_name`: the key argument's name ("key", "keyIn"); `pse`: the name of the pse argument when
+// one was given, else nullptr. Fills the geometry of q
 // (heads q), k (kv) and v's D (dv).
-OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, const TensorRef& v,
+OpCheck CheckAttention(const char* op, const char* key_name, const TensorRef& q, const TensorRef& k,
+                       const TensorRef& v,
                        bool has_mask, const TensorRef& mask, const char* pse, bool has_prefix,
                        const FlashAttentionAttrs& a, const arch::Chip& chip, Heads* hq, Heads* hkv,
                        int64_t* dv) {
   for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {key_name, &k}, {"value", &v}}) {
     if (!IsFloat(t->dtype)) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
                             "; allowed: FLOAT, FLOAT16, BFLOAT16"));
@@ -99,7 +101,7 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
   }
   const int64_t rank = LayoutRank(a.layout);
   for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {key_name, &k}, {"value", &v}}) {
     if (t->Rank() != rank) {
       return Invalid(StrCat(op, ": inputLayout ", a.layout, " needs ", rank, "-D tensors; ", what,
                             " has ", t->Rank(), " dims ", ShapeString(t->shape)));
@@ -518,7 +520,8 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
   const char* op = args.op;
   Heads hq, hkv;
   int64_t dv = 0;
-  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+  OpCheck c = CheckAttention(op, "key", args.query, args.key, args.value, args.has_mask,
+                             args.atten_mask,
                              args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
                              args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
@@ -544,7 +547,8 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
 FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
-  CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+  CheckAttention(args.op, "key", args.query, args.key, args.value, args.has_mask,
+                 args.atten_mask,
                  args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
                  args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, false, chip, args.op);
@@ -647,7 +651,8 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
   const char* op = args.op;
   Heads hq, hkv;
   int64_t dv = 0;
-  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+  OpCheck c = CheckAttention(op, "keyIn", args.query, args.key, args.value, args.has_mask,
+                             args.atten_mask,
                              args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
                              args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
@@ -680,7 +685,8 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
 FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
-  CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
+  CheckAttention(args.op, "keyIn", args.query, args.key, args.value, args.has_mask,
+                 args.atten_mask,
                  args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
                  args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.attrs, true, chip, args.op);
