@@ -39,13 +39,13 @@ bench: deps
 # each keeps its corpus in $(BUILD)/fuzz-corpus/NAME (the chip fuzzer starts from the presets).
 FUZZ_SECONDS ?= 60
 FUZZERS := runtime/memory/alloc_fuzzer fuzz/chip_json_fuzzer fuzz/alloc_conf_fuzzer fuzz/level0_fuzzer \
-           fuzz/aclnn_fuzzer
+           fuzz/aclnn_fuzzer fuzz/aclnn_ops_fuzzer
 fuzz:
 	@bash scripts/install-deps.sh --fuzz
 	cmake -S . -B $(BUILD) $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_COMPILER_LAUNCHER=$(SAN_LAUNCHER)
 	cmake --build $(BUILD) -j $(JOBS) --target runtime_memory_alloc_fuzzer fuzz_chip_json fuzz_alloc_conf \
-	  fuzz_level0 fuzz_aclnn
+	  fuzz_level0 fuzz_aclnn fuzz_aclnn_ops
 	mkdir -p $(BUILD)/fuzz-corpus/chip_json_fuzzer && cp aicore/arch/presets/*.json $(BUILD)/fuzz-corpus/chip_json_fuzzer/
 	@set -e; for f in $(FUZZERS); do \
 	  name=$$(basename $$f); mkdir -p $(BUILD)/fuzz-corpus/$$name; \

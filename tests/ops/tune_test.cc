@@ -407,6 +407,33 @@ TEST_F(TuneTest, ACorruptCacheWarnsIsIgnoredAndIsReplaced) {
   }
 }
 
+// `aicore tune` explains (no lookup) and then stores: the store that replaces a corrupt file
+// gives the one warning, a second store none.
+TEST_F(TuneTest, AStoreOverACorruptCacheWarnsOnce) {
+  const std::string path = Path("tune.json");
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << "{bad";
+  }
+  tune::Cache cache(path);
+  Counted model;
+  model.times = {3, 2, 1};
+  tune::Request req{tune::Mode::kModel, /*explain=*/true, &cache};
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(tune::Select(TestKey(), ThreeCandidates(), model.Fn(), model.Fn(), req).chosen, 2u);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("tune cache " + path + " is not valid JSON; ignoring it"));
+  EXPECT_EQ(err.find("tune cache", err.find("tune cache") + 1), std::string::npos) << err;
+  ::testing::internal::CaptureStderr();
+  tune::Key other = TestKey();
+  other.op = "other";
+  tune::Select(other, ThreeCandidates(), model.Fn(), model.Fn(), req);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(path), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << ReadAll(path);
+  EXPECT_EQ(j["entries"].size(), 2u);
+}
+
 TEST_F(TuneTest, TheProcessCacheFollowsAicoreTuneCache) {
   ::setenv("AICORE_TUNE_CACHE", Path("a.json").c_str(), 1);
   EXPECT_EQ(tune::CachePath(), Path("a.json"));

@@ -12,50 +12,11 @@
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aicore/ops/aclnn/descriptors.h"
 #include "aicore/ops/aclnn/prepare.h"
+#include "aicore/ops/aclnn/tensor_ref.h"
 #include "aicore/ops/attention/flash_attention.h"
 
 namespace aicore::ops {
 namespace {
-
-DType FromAcl(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT:
-      return DType::kF32;
-    case ACL_FLOAT16:
-      return DType::kF16;
-    case ACL_BF16:
-      return DType::kBF16;
-    case ACL_UINT8:
-    case ACL_BOOL:  // one byte, nonzero = true
-      return DType::kU8;
-    case ACL_INT8:
-      return DType::kI8;
-    case ACL_INT32:
-      return DType::kI32;
-    case ACL_INT64:
-      return DType::kI64;
-    default:
-      return DType::kUnknown;
-  }
-}
-
-// Converts tensor argument `what`; null is 161001.
-aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, TensorRef* ref) {
-  const aclnnStatus s = CheckTensorArg(api, what, t);
-  if (s != ACLNN_SUCCESS) return s;
-  const DType dt = FromAcl(t->dtype);
-  if (dt == DType::kUnknown) {
-    return Report(api, ACLNN_ERR_PARAM_INVALID,
-                  StrCat(what, " has dtype ", AclDataTypeName(t->dtype),
-                         "; allowed: FLOAT, FLOAT16, BFLOAT16 (masks: BOOL, UINT8)"));
-  }
-  ref->data = t->data;
-  ref->dtype = dt;
-  ref->shape = t->view_dims;
-  ref->strides = t->strides;
-  ref->offset = t->offset;
-  return ACLNN_SUCCESS;
-}
 
 aclnnStatus Attrs(const char* api, double scale, double keep_prob, int64_t pre, int64_t next,
                   int64_t head_num, const char* layout, int64_t inner_precise, int64_t sparse_mode,
@@ -104,7 +65,8 @@ aclnnStatus aclnnFlashAttentionScoreGetWorkspaceSize(
   a.has_prefix = prefixOptional != nullptr;
   a.has_mask = attenMaskOptional != nullptr;
   if (a.has_mask &&
-      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask)) != ACLNN_SUCCESS) {
+      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask,
+                  TensorRole::kMask)) != ACLNN_SUCCESS) {
     return s;
   }
   if ((s = Attrs(kApi, scaleValue, keepProb, preTokens, nextTokens, headNum, inputLayout,
@@ -162,7 +124,8 @@ aclnnStatus aclnnFlashAttentionScoreGradGetWorkspaceSize(
   a.has_prefix = prefixOptional != nullptr;
   a.has_mask = attenMaskOptional != nullptr;
   if (a.has_mask &&
-      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask)) != ACLNN_SUCCESS) {
+      (s = ToRef(kApi, "attenMaskOptional", attenMaskOptional, &a.atten_mask,
+                  TensorRole::kMask)) != ACLNN_SUCCESS) {
     return s;
   }
   // The forward's statistics and output are required here (the backward recomputes P from them).

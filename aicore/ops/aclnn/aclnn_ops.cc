@@ -28,71 +28,11 @@
 #include "aclnnop/aclnn_softmax_backward.h"
 #include "aicore/ops/aclnn/descriptors.h"
 #include "aicore/ops/aclnn/prepare.h"
+#include "aicore/ops/aclnn/tensor_ref.h"
 #include "aicore/ops/ops.h"
 
 namespace aicore::ops {
 namespace {
-
-DType FromAcl(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT:
-      return DType::kF32;
-    case ACL_FLOAT16:
-      return DType::kF16;
-    case ACL_BF16:
-      return DType::kBF16;
-    case ACL_INT8:
-      return DType::kI8;
-    case ACL_UINT8:
-      return DType::kU8;
-    case ACL_INT16:
-      return DType::kI16;
-    case ACL_UINT16:
-      return DType::kU16;
-    case ACL_INT32:
-      return DType::kI32;
-    case ACL_UINT32:
-      return DType::kU32;
-    case ACL_INT64:
-      return DType::kI64;
-    case ACL_UINT64:
-      return DType::kU64;
-    default:
-      return DType::kUnknown;
-  }
-}
-
-// Converts tensor argument `what` of `api`; `t` null is 161001 unless `optional`.
-aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, bool optional,
-                  std::optional<TensorRef>* ref) {
-  if (t == nullptr && optional) {
-    ref->reset();
-    return ACLNN_SUCCESS;
-  }
-  const aclnnStatus s = CheckTensorArg(api, what, t);
-  if (s != ACLNN_SUCCESS) return s;
-  const DType dt = FromAcl(t->dtype);
-  if (dt == DType::kUnknown) {
-    return Report(api, ACLNN_ERR_PARAM_INVALID,
-                  StrCat(what, " has dtype ", AclDataTypeName(t->dtype),
-                         "; allowed: FLOAT, FLOAT16, BFLOAT16"));
-  }
-  TensorRef r;
-  r.data = t->data;
-  r.dtype = dt;
-  r.shape = t->view_dims;
-  r.strides = t->strides;
-  r.offset = t->offset;
-  *ref = std::move(r);
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, TensorRef* ref) {
-  std::optional<TensorRef> r;
-  const aclnnStatus s = ToRef(api, what, t, false, &r);
-  if (s == ACLNN_SUCCESS) *ref = *r;
-  return s;
-}
 
 aclnnStatus ToScalar(const char* api, const char* what, const aclScalar* s, double* value,
                      DType* dtype) {
@@ -260,8 +200,10 @@ aclnnStatus MatmulEpilogueEntry(const char* api, const aclTensor* a, const aclTe
   aclnnStatus s = ToRef(api, "a", a, &x.a);
   if (s != ACLNN_SUCCESS) return s;
   if ((s = ToRef(api, "b", b, &x.b)) != ACLNN_SUCCESS) return s;
-  if ((s = ToRef(api, "biasOptional", bias, true, &x.bias)) != ACLNN_SUCCESS) return s;
-  if ((s = ToRef(api, "residualOptional", residual, true, &x.residual)) != ACLNN_SUCCESS) return s;
+  if ((s = ToOptionalRef(api, "biasOptional", bias, &x.bias)) != ACLNN_SUCCESS) return s;
+  if ((s = ToOptionalRef(api, "residualOptional", residual, &x.residual)) != ACLNN_SUCCESS) {
+    return s;
+  }
   if ((s = ToRef(api, "out", out, &x.out)) != ACLNN_SUCCESS) return s;
   if ((s = CheckOutPointers(api, ws, executor)) != ACLNN_SUCCESS) return s;
   if (activation < ACLNN_AICORE_ACTIVATION_NONE || activation > ACLNN_AICORE_ACTIVATION_SILU) {
@@ -430,11 +372,11 @@ aclnnStatus aclnnLayerNormGetWorkspaceSize(
     return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "normalizedShape is null");
   }
   a.normalized_shape = normalizedShape->values;
-  if ((s = ToRef(kApi, "weightOptional", weightOptional, true, &a.weight)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "biasOptional", biasOptional, true, &a.bias)) != ACLNN_SUCCESS ||
+  if ((s = ToOptionalRef(kApi, "weightOptional", weightOptional, &a.weight)) != ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "biasOptional", biasOptional, &a.bias)) != ACLNN_SUCCESS ||
       (s = ToRef(kApi, "out", out, &a.out)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "meanOutOptional", meanOutOptional, true, &a.mean)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "rstdOutOptional", rstdOutOptional, true, &a.rstd)) != ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "meanOutOptional", meanOutOptional, &a.mean)) != ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "rstdOutOptional", rstdOutOptional, &a.rstd)) != ACLNN_SUCCESS ||
       (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
     return s;
   }
@@ -585,16 +527,17 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(
   a.normalized_shape = normalizedShape->values;
   if ((s = ToRef(kApi, "mean", mean, &a.mean)) != ACLNN_SUCCESS ||
       (s = ToRef(kApi, "rstd", rstd, &a.rstd)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "weightOptional", weightOptional, true, &a.weight)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "biasOptional", biasOptional, true, &a.bias)) != ACLNN_SUCCESS) {
+      (s = ToOptionalRef(kApi, "weightOptional", weightOptional, &a.weight)) != ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "biasOptional", biasOptional, &a.bias)) != ACLNN_SUCCESS) {
     return s;
   }
   if (outputMask == nullptr) return Report(kApi, ACLNN_ERR_PARAM_NULLPTR, "outputMask is null");
   a.output_mask = outputMask->values;
   // An output whose mask entry is false may be null; CanImplement reports a true entry's null.
-  if ((s = ToRef(kApi, "gradInputOut", gradInputOut, true, &a.grad_input)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "gradWeightOut", gradWeightOut, true, &a.grad_weight)) != ACLNN_SUCCESS ||
-      (s = ToRef(kApi, "gradBiasOut", gradBiasOut, true, &a.grad_bias)) != ACLNN_SUCCESS ||
+  if ((s = ToOptionalRef(kApi, "gradInputOut", gradInputOut, &a.grad_input)) != ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "gradWeightOut", gradWeightOut, &a.grad_weight)) !=
+          ACLNN_SUCCESS ||
+      (s = ToOptionalRef(kApi, "gradBiasOut", gradBiasOut, &a.grad_bias)) != ACLNN_SUCCESS ||
       (s = CheckOutPointers(kApi, workspaceSize, executor)) != ACLNN_SUCCESS) {
     return s;
   }

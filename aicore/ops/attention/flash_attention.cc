@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "aicore/ops/framework/run_op.h"
+#include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/ops/ops.h"
 #include "aicore/ops/patterns/flash_attention.h"
 #include "aicore/runtime/device_memory.h"
@@ -74,13 +75,16 @@ TensorRef HeadView(const TensorRef& t, const std::string& layout, int64_t n) {
 }
 
 // The common checks of both passes: q/k/v, the layout, heads, the attributes and the mask.
-// Fills the geometry of q (heads q), k (kv) and v's D (dv).
-OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, const TensorRef& v,
-                       bool has_mask, const TensorRef& mask, bool has_pse, bool has_prefix,
+// `key_name`: the key argument's name ("key", "keyIn"); `pse`: the name of the pse argument when
+// one was given, else nullptr. Fills the geometry of q
+// (heads q), k (kv) and v's D (dv).
+OpCheck CheckAttention(const char* op, const char* key_name, const TensorRef& q, const TensorRef& k,
+                       const TensorRef& v,
+                       bool has_mask, const TensorRef& mask, const char* pse, bool has_prefix,
                        const FlashAttentionAttrs& a, const arch::Chip& chip, Heads* hq, Heads* hkv,
                        int64_t* dv) {
   for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {key_name, &k}, {"value", &v}}) {
     if (!IsFloat(t->dtype)) {
       return Invalid(StrCat(op, ": ", what, " has dtype ", OpDTypeName(t->dtype),
                             "; allowed: FLOAT, FLOAT16, BFLOAT16"));
@@ -100,7 +104,7 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
   }
   const int64_t rank = LayoutRank(a.layout);
   for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{"query", &q}, {"key", &k}, {"value", &v}}) {
+       {std::pair<const char*, const TensorRef*>{"query", &q}, {key_name, &k}, {"value", &v}}) {
     if (t->Rank() != rank) {
       return Invalid(StrCat(op, ": inputLayout ", a.layout, " needs ", rank, "-D tensors; ", what,
                             " has ", t->Rank(), " dims ", ShapeString(t->shape)));
@@ -172,8 +176,8 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
     return Invalid(StrCat(op, ": keepProb ", a.keep_prob,
                           " asks for dropout, which aicore does not implement; pass 1"));
   }
-  if (has_pse) {
-    return Invalid(StrCat(op, ": realShiftOptional (pse) is not supported; pass null"));
+  if (pse != nullptr) {
+    return Invalid(StrCat(op, ": ", pse, " (pse) is not supported; pass null"));
   }
   if (has_prefix) {
     return Invalid(StrCat(op, ": prefixOptional is not supported (sparse modes 5/6); pass null"));
@@ -212,7 +216,11 @@ OpCheck CheckAttention(const char* op, const TensorRef& q, const TensorRef& k, c
                               hq->b, ", N = ", n, ", Sq = ", hq->s, ", Skv = ", hkv->s));
       }
     }
-    if ((a.sparse_mode == 0 || a.sparse_mode == 4) && a.pre_tokens + a.next_tokens < 0) {
+    int64_t sum = 0;  // the sign is the sum's also when it overflows
+    const bool negative = __builtin_add_overflow(a.pre_tokens, a.next_tokens, &sum)
+                              ? a.pre_tokens < 0
+                              : sum < 0;
+    if ((a.sparse_mode == 0 || a.sparse_mode == 4) && negative) {
       return Invalid(StrCat(op, ": preTokens ", a.pre_tokens, " and nextTokens ", a.next_tokens,
                             " leave no column to attend to (their sum must be >= 0)"));
     }
@@ -240,6 +248,36 @@ OpCheck CheckOutput(const char* op, const char* what, const TensorRef& t, DType 
   return {};
 }
 
+using Named = std::pair<const char*, const TensorRef*>;  // nullptr: absent
+
+// The kernels read the inputs while they write the outputs: an output must not share bytes with
+// an input, repeat an element through a stride-0 dim, or start where another output starts.
+// Outputs whose spans merely interleave (dq, dk, dv as slices of one packed buffer) are allowed.
+OpCheck CheckApart(const char* op, std::initializer_list<Named> outs,
+                   std::initializer_list<Named> ins) {
+  for (const auto& [name, o] : outs) {
+    const int64_t dim = matmul_detail::RepeatedDim(*o);
+    if (dim >= 0) {
+      return Invalid(StrCat(op, ": ", name, " has stride 0 in dim ", dim, " of size ",
+                            o->shape[dim], ": its elements would share one memory location"));
+    }
+    for (const auto& [in_name, in] : ins) {
+      if (in != nullptr && matmul_detail::Overlaps(*o, *in)) {
+        return Invalid(StrCat(op, ": ", name, " overlaps ", in_name,
+                              " in memory; an output must not alias an input"));
+      }
+    }
+    for (const auto& [other_name, other] : outs) {
+      if (other == o) break;
+      if (o->NumElements() > 0 && other->NumElements() > 0 && o->First() == other->First()) {
+        return Invalid(StrCat(op, ": ", name, " and ", other_name,
+                              " start at the same address; each output needs its own memory"));
+      }
+    }
+  }
+  return {};
+}
+
 std::vector<int64_t> StatShape(const Heads& h) { return {h.b, h.n, h.s, patterns::kFaStatWidth}; }
 
 // The window of the sparse mode (no mask: everything).
@@ -250,6 +288,12 @@ void WindowOf(const FlashAttentionAttrs& a, bool has_mask, int64_t sq, int64_t s
   *hi = far;
   if (!has_mask) return;
   const auto clamp = [far](int64_t x) { return std::clamp<int64_t>(x, -far, far); };
+  // base + x saturated at +-far: preTokens/nextTokens may be anything CanImplement lets through
+  // (INT64_MAX: unbounded), which skv - sq would push past int64.
+  const auto shifted = [far, clamp](int64_t base, int64_t x) {
+    int64_t r = 0;
+    return __builtin_add_overflow(base, x, &r) ? (x > 0 ? far : -far) : clamp(r);
+  };
   switch (a.sparse_mode) {
     case 0:
       *lo = clamp(-a.pre_tokens);
@@ -262,8 +306,9 @@ void WindowOf(const FlashAttentionAttrs& a, bool has_mask, int64_t sq, int64_t s
       *hi = skv - sq;
       break;
     case 4:
-      *lo = clamp(skv - sq - a.pre_tokens);
-      *hi = clamp(skv - sq + a.next_tokens);
+      // -preTokens: INT64_MIN is refused (preTokens + nextTokens < 0).
+      *lo = shifted(skv - sq, -a.pre_tokens);
+      *hi = shifted(skv - sq, a.next_tokens);
       break;
     default:
       break;
@@ -498,8 +543,10 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
   const char* op = args.op;
   Heads hq, hkv;
   int64_t dv = 0;
-  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  OpCheck c = CheckAttention(op, "key", args.query, args.key, args.value, args.has_mask,
+                             args.atten_mask,
+                             args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
+                             args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
   std::vector<int64_t> out_shape = args.query.shape;  // with value's D
   out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
@@ -509,14 +556,24 @@ OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip) {
            .ok()) {
     return c;
   }
-  return {};
+  const TensorRef* mask = args.has_mask ? &args.atten_mask : nullptr;
+  return CheckApart(op,
+                    {{"softmaxMaxOut", &args.softmax_max},
+                     {"softmaxSumOut", &args.softmax_sum},
+                     {"attentionOutOut", &args.attention_out}},
+                    {{"query", &args.query},
+                     {"key", &args.key},
+                     {"value", &args.value},
+                     {"attenMaskOptional", mask}});
 }
 
 FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
-  CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                 args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  CheckAttention(args.op, "key", args.query, args.key, args.value, args.has_mask,
+                 args.atten_mask,
+                 args.has_pse ? "realShiftOptional" : nullptr, args.has_prefix,
+                 args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
                                     false, chip, args.op);
   p.block_dim_dkdv = 0;
@@ -643,8 +700,10 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
   const char* op = args.op;
   Heads hq, hkv;
   int64_t dv = 0;
-  OpCheck c = CheckAttention(op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                             args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  OpCheck c = CheckAttention(op, "keyIn", args.query, args.key, args.value, args.has_mask,
+                             args.atten_mask,
+                             args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
+                             args.attrs, chip, &hq, &hkv, &dv);
   if (!c.ok()) return c;
   std::vector<int64_t> out_shape = args.query.shape;  // with value's D
   out_shape.back() = LayoutRank(args.attrs.layout) == 3 ? hq.n * dv : dv;
@@ -660,14 +719,25 @@ OpCheck CanImplement(const FlashAttentionGradArgs& args, const arch::Chip& chip)
       !(c = CheckOutput(op, "dvOut", args.dv, dt, args.value.shape)).ok()) {
     return c;
   }
-  return {};
+  const TensorRef* mask = args.has_mask ? &args.atten_mask : nullptr;
+  return CheckApart(op, {{"dqOut", &args.dq}, {"dkOut", &args.dk}, {"dvOut", &args.dv}},
+                    {{"query", &args.query},
+                     {"keyIn", &args.key},
+                     {"value", &args.value},
+                     {"dy", &args.dy},
+                     {"attenMaskOptional", mask},
+                     {"softmaxMaxOptional", &args.softmax_max},
+                     {"softmaxSumOptional", &args.softmax_sum},
+                     {"attentionInOptional", &args.attention_in}});
 }
 
 FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& chip) {
   Heads hq, hkv;
   int64_t dv = 0;
-  CheckAttention(args.op, args.query, args.key, args.value, args.has_mask, args.atten_mask,
-                 args.has_pse, args.has_prefix, args.attrs, chip, &hq, &hkv, &dv);
+  CheckAttention(args.op, "keyIn", args.query, args.key, args.value, args.has_mask,
+                 args.atten_mask,
+                 args.has_pse ? "pseShiftOptional" : nullptr, args.has_prefix,
+                 args.attrs, chip, &hq, &hkv, &dv);
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
                                     true, chip, args.op);
   if (p.block_dim == 0) return p;

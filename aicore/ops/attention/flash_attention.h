@@ -85,7 +85,9 @@ struct FlashAttentionPlan {
 // layout and the rank it implies, headNum dividing H, K/V heads dividing Q heads, B/S/D agreeing,
 // D <= 768, N <= 256, keepProb 1 (dropout is not implemented), a finite scaleValue, the mask's
 // dtype (BOOL/UINT8) and shape ([Sq, Skv], [B|1, N|1, Sq, Skv]; 2048 x 2048 for sparse modes
-// 2..4), sparseMode 0..4, innerPrecise 0..2, the outputs' dtypes and shapes, a split chip.
+// 2..4), sparseMode 0..4, innerPrecise 0..2, the outputs' dtypes and shapes, outputs that do
+// not overlap an input, repeat an element (a stride-0 dim) or start where another output starts,
+// a split chip.
 OpCheck CanImplement(const FlashAttentionArgs& args, const arch::Chip& chip);
 FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip);
 Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, void* workspace,

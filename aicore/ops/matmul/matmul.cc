@@ -36,6 +36,7 @@ using matmul_detail::BatchOffsets;
 using matmul_detail::kMaxPitch;
 using matmul_detail::LayoutOf;
 using matmul_detail::Overlaps;
+using matmul_detail::RepeatedDim;
 using matmul_detail::Product;
 using matmul_detail::SliceLayout;
 using matmul_detail::SpanOf;
@@ -236,9 +237,11 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
   const char* op = args.op;
   const TensorRef& l = Left(args);
   const char* lname = LeftName(args);
+  // aclnnInplaceAddmm has no out: selfRef is the output.
+  const char* oname = args.in_place ? "selfRef" : "out";
   OpCheck c;
   if (!(c = CheckDType(op, lname, l)).ok() || !(c = CheckDType(op, "mat2", args.mat2)).ok() ||
-      !(c = CheckDType(op, "out", args.out)).ok()) {
+      !(c = CheckDType(op, oname, args.out)).ok()) {
     return c;
   }
   if (args.kind == MatmulKind::kAddmm && !(c = CheckDType(op, "self", args.self)).ok()) return c;
@@ -265,7 +268,7 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
       if (!(c = CheckRank(op, lname, l, 2, 2)).ok() ||
           !(c = CheckRank(op, "mat2", args.mat2, 2, 2)).ok() ||
           !(c = CheckRank(op, "self", args.self, 1, 2)).ok() ||
-          !(c = CheckRank(op, "out", args.out, 2, 2)).ok()) {
+          !(c = CheckRank(op, oname, args.out, 2, 2)).ok()) {
         return c;
       }
       break;
@@ -333,9 +336,9 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
   if (l.Rank() >= 2) want.push_back(l.shape[l.shape.size() - 2]);
   if (r.Rank() >= 2) want.push_back(r.shape.back());
   if (args.out.shape != want) {
-    return Invalid(StrCat(op, ": out has shape ", ShapeString(args.out.shape), "; ", lname, " ",
-                          ShapeString(l.shape), " @ mat2 ", ShapeString(r.shape), " is ",
-                          ShapeString(want)));
+    return Invalid(StrCat(op, ": ", oname, " has shape ", ShapeString(args.out.shape), "; ",
+                          lname, " ", ShapeString(l.shape), " @ mat2 ", ShapeString(r.shape),
+                          " is ", ShapeString(want)));
   }
   if (args.kind == MatmulKind::kAddmm) {
     std::vector<int64_t> b;
@@ -355,11 +358,15 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
   }
+  if (const int64_t dim = RepeatedDim(args.out); dim >= 0) {
+    return Invalid(StrCat(op, ": ", oname, " has stride 0 in dim ", dim, " of size ",
+                          args.out.shape[dim], ": its elements would share one memory location"));
+  }
   // The cube reads A and B while it writes C: out must not share bytes with them.
   for (const auto& [what, t] :
        {std::pair<const char*, const TensorRef*>{lname, &l}, {"mat2", &args.mat2}}) {
     if (Overlaps(args.out, *t)) {
-      return Invalid(StrCat(op, ": out overlaps ", what,
+      return Invalid(StrCat(op, ": ", oname, " overlaps ", what,
                             " in memory; it must not alias an input of the product"));
     }
   }

@@ -32,6 +32,7 @@ using matmul_detail::BatchOffsets;
 using matmul_detail::kMaxPitch;
 using matmul_detail::LayoutOf;
 using matmul_detail::Overlaps;
+using matmul_detail::RepeatedDim;
 using matmul_detail::Product;
 using matmul_detail::SliceLayout;
 using matmul_detail::SpanOf;
@@ -401,6 +402,10 @@ OpCheck CanImplement(const MatmulEpilogueArgs& args, const arch::Chip& chip) {
   if (std::max({m, n, ka}) > std::numeric_limits<int32_t>::max()) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
+  }
+  if (const int64_t dim = RepeatedDim(args.out); dim >= 0) {
+    return Invalid(StrCat(op, ": out has stride 0 in dim ", dim, " of size ", args.out.shape[dim],
+                          ": its elements would share one memory location"));
   }
   for (const auto& [what, t] :
        {std::pair<const char*, const TensorRef*>{args.a_name, &args.a}, {args.b_name, &args.b}}) {

@@ -48,6 +48,9 @@ bool StagedColumnMajor(const TensorRef& t);
 
 // True when the bytes the two non-empty views span intersect.
 bool Overlaps(const TensorRef& x, const TensorRef& y);
+// Returns the first dim of size above 1 with stride 0 (its elements share one location, so an
+// output such as `t` would be written twice), or -1.
+int64_t RepeatedDim(const TensorRef& t);
 
 // Returns the Matmul tiling (matmul_tiling::MultiCoreMatmulTiling) of an M x N x K product of
 // `in` inputs into a `c` C on `dim` cores of `chip`, memoised: the tiling search costs about a

@@ -160,13 +160,17 @@ void Cache::LoadLocked() {
   std::map<std::string, CacheEntry> parsed;
   const std::string problem = ParseFile(text, &parsed);
   if (!problem.empty()) {
-    if (warned_corrupt_) return;
-    warned_corrupt_ = true;
-    AICORE_LOG(kWarn) << "tune cache " << path_ << " is " << problem
-                      << "; ignoring it (the next tuning decision rewrites it)";
+    WarnCorruptLocked(problem);
     return;
   }
   for (auto& [key, e] : parsed) entries_[key] = std::move(e);
+}
+
+void Cache::WarnCorruptLocked(const std::string& problem) {
+  if (warned_corrupt_) return;
+  warned_corrupt_ = true;
+  AICORE_LOG(kWarn) << "tune cache " << path_ << " is " << problem
+                    << "; ignoring it (the next tuning decision rewrites it)";
 }
 
 std::optional<CacheEntry> Cache::Find(const std::string& key) {
@@ -200,7 +204,13 @@ Status Cache::Store(const std::string& key, const CacheEntry& entry) {
   std::string text, error;
   std::map<std::string, CacheEntry> on_disk;
   if (ReadFile(path_, &text, &error)) {
-    if (!ParseFile(text, &on_disk).empty()) on_disk.clear();  // corrupt: replaced
+    // Corrupt: replaced, with the warning a lookup would have given (a store need not follow
+    // a lookup: `aicore tune` explains, then stores).
+    const std::string problem = ParseFile(text, &on_disk);
+    if (!problem.empty()) {
+      on_disk.clear();
+      WarnCorruptLocked(problem);
+    }
   }
   for (auto& [k, e] : on_disk) {
     if (k != key) entries_[k] = e;

@@ -32,7 +32,8 @@ std::string CachePath();
 // (another process may have added the entry); writes merge into what is on disk under an
 // exclusive flock and replace the file atomically (a temporary file, then rename), so concurrent
 // writers never lose each other's entries and readers never see a half-written file. A file
-// that does not parse gives one warning and is treated as empty (the next store replaces it).
+// that does not parse gives one warning (at the first lookup or store that reads it) and is
+// treated as empty (the next store replaces it).
 class Cache {
  public:
   // `path` "" keeps entries in memory only.
@@ -55,6 +56,8 @@ class Cache {
  private:
   // Reads the file into entries_ (caller holds mu_). Missing: no entries; corrupt: a warning.
   void LoadLocked();
+  // Warns (once per Cache) that the file is `problem` ("not valid JSON") and is ignored.
+  void WarnCorruptLocked(const std::string& problem);
 
   std::mutex mu_;
   std::string path_;

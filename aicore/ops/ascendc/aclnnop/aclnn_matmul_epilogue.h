@@ -18,7 +18,8 @@
 //                                     dtypes, out in another dtype, ranks outside 2..6, K or batch
 //                                     dims that do not match, out's shape, bias or residual not
 //                                     broadcasting to it, activation outside 0..4, out aliasing a
-//                                     or b, a chip without separate AIC and AIV cores.
+//                                     or b or with a stride-0 dim (one location for several
+//                                     elements), a chip without separate AIC and AIV cores.
 #pragma once
 
 #include "aclnn/aclnn_base.h"
