@@ -146,7 +146,8 @@ def render(host_attn, host_epi, model, model_table, meta, dry):
              "call / the unfused composition's - 1 (`GetDeviceMemoryStats().peak_allocated`, "
              "inputs and outputs included; the unfused attention holds the B·N·S² fp32 scores, "
              "the fused one O(S·D) per core group). Host: process CPU time, 1 worker thread, "
-             "Release build. Model: the sum of the modeled kernel times of the launches "
+             "the build's CMAKE_BUILD_TYPE " + meta.get("build_type", "unknown") + ". Model: "
+             "the sum of the modeled kernel times of the launches "
              "(the unfused composition is 4 launches, each with the preset's launch overhead), "
              "on " + meta["chip"] + "; the fp16 unfused attention is the same chain on fp16 "
              "scores (UnfusedAttentionForward takes FLOAT only)."), "",
@@ -291,7 +292,14 @@ def main():
         rel_build = os.path.relpath(args.build, root)
     except ValueError:
         rel_build = args.build
-    meta = {"chip": args.chip, "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
+    build_type = "unknown"
+    cache = pathlib.Path(args.build) / "CMakeCache.txt"
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            if line.startswith("CMAKE_BUILD_TYPE:"):
+                build_type = line.split("=", 1)[1] or "unset"
+    meta = {"chip": args.chip, "build_type": build_type,
+            "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"),
             "wall_s": time.time() - start, "machine": cpu_model(), "cpus": os.cpu_count(),
             "load_start": load_text(load_start), "load_end": load_text(load_average()),
             "command": f"/usr/bin/python3 scripts/fused_table.py --build {rel_build}"
