@@ -255,6 +255,24 @@ thread_local StateCache t_cache;
 
 class Sanitizer::Impl {
  public:
+  // Resets the shared GM shadow of every granule that overlaps [lo, hi) (Observer::OnGmRetire):
+  // forgetting can only hide a race, never invent one.
+  void RetireGm(uint64_t lo, uint64_t hi) {
+    if (hi <= lo) return;
+    for (uint64_t page = lo / kPageBytes; page <= (hi - 1) / kPageBytes; ++page) {
+      Shard& shard = shards_[page % kShards];
+      std::lock_guard<std::mutex> lk(shard.mu);
+      auto it = shard.pages.find(page);
+      if (it == shard.pages.end()) continue;
+      const uint64_t plo = std::max(lo, page * kPageBytes);
+      const uint64_t phi = std::min(hi, (page + 1) * kPageBytes);
+      const uint64_t first = page * kGranulesPerPage;
+      for (uint64_t g = plo / kGranuleBytes; g <= (phi - 1) / kGranuleBytes; ++g) {
+        (*it->second)[g - first] = SharedGranule{};
+      }
+    }
+  }
+
   explicit Impl(const SanitizerOptions& options) : options_(options) {}
 
   // --- launch and block lifetime ---
@@ -1004,6 +1022,10 @@ void Sanitizer::OnLaunchBegin(const char* kernel, uint32_t /*block_dim*/) {
 void Sanitizer::OnBlockBegin(sim::Core& core) { impl_->BlockBegin(core); }
 void Sanitizer::OnInstr(sim::Core& core, const sim::Instr& instr) { impl_->Instr(core, instr); }
 void Sanitizer::OnBlockEnd(sim::Core& core) { impl_->BlockEnd(core); }
+void Sanitizer::OnGmRetire(sim::Core& /*core*/, const void* p, uint64_t bytes) {
+  const auto lo = reinterpret_cast<uintptr_t>(p);
+  impl_->RetireGm(lo, lo + bytes);
+}
 void Sanitizer::OnLaunchEnd(const char* /*kernel*/) {
   impl_->LaunchEnd();
   if (options_.stream != nullptr) impl_->PrintNew(options_.stream);

@@ -54,6 +54,8 @@ class Sanitizer : public sim::Observer {
   void OnInstr(sim::Core& core, const sim::Instr& instr) override;
   void OnBlockEnd(sim::Core& core) override;
   void OnLaunchEnd(const char* kernel) override;
+  // Forgets the shared GM shadow of the range: its next user is unrelated to the last.
+  void OnGmRetire(sim::Core& core, const void* p, uint64_t bytes) override;
 
   class Impl;
 

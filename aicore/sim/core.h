@@ -90,6 +90,15 @@ class Core {
   // The funnel. See Note [Funnel cost].
   bool observed() const { return observed_; }
   void Notify(const Instr& instr);
+  // Tells the observers that [p, p + bytes), host memory this block used as GM staging, is about
+  // to be freed (Observer::OnGmRetire). A kernel library calls it before it frees such memory
+  // inside a launch, so a later block that gets the same addresses is not judged against this
+  // block's accesses.
+  void RetireGm(const void* p, uint64_t bytes) {
+    if (observed_) [[unlikely]] {
+      for (Observer* o : observers_) o->OnGmRetire(*this, p, bytes);
+    }
+  }
 
   // Runs the data movement of an instruction on `pipe`: at once, or in differential mode deferred
   // until a sync edge from `pipe` is consumed (See Note [Differential execution]).

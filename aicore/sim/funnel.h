@@ -80,6 +80,11 @@ class Observer {
   virtual void OnInstr(Core& core, const Instr& instr) = 0;
   virtual void OnBlockEnd(Core& /*core*/) {}
   virtual void OnLaunchEnd(const char* /*kernel*/) {}
+  // Host memory `core` used as GM for its own staging ([p, p + bytes), e.g. the Matmul client's
+  // GetTensorC block) is about to be freed while the launch runs; the host allocator may hand the
+  // range to another block next, whose accesses are then unrelated to this block's. See
+  // Core::RetireGm.
+  virtual void OnGmRetire(Core& /*core*/, const void* /*p*/, uint64_t /*bytes*/) {}
 };
 
 // Attaches `observer` to every launch that starts after this call (not owned). Detach before

@@ -378,5 +378,33 @@ TEST(CrossCoreCheck, AnAivOnlySyncAllDoesNotOrderTheAic) {
   }
 }
 
+// Two blocks writing one host buffer they each use as their own GM staging, one after the other
+// (one worker thread): without Core::RetireGm the second write is an overlap with the first; a
+// block that retires the range before it ends (as the Matmul client does with its GetTensorC
+// block, whose heap addresses the next block may get) leaves nothing for the next one to meet.
+Checked RunStagingReuse(bool retire) {
+  static std::vector<float> staging(kN);
+  return testing::RunChecked("staging_reuse", 2, [retire] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kN * sizeof(float));
+    LocalTensor<float> t = buf.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(Gm(staging), t, kN);
+    PipeBarrier<PIPE_ALL>();
+    if (retire) sim::CurrentCore().RetireGm(staging.data(), kN * sizeof(float));
+  });
+}
+
+TEST(CrossCoreCheck, StagingReusedByTheNextBlockIsAnOverlapUnlessRetired) {
+  OneWorkerThread one;
+  const Checked reused = RunStagingReuse(false);
+  ASSERT_TRUE(reused.status.ok()) << reused.status.ToString();
+  EXPECT_FALSE(reused.Of(DefectKind::kGmOverlap).empty()) << reused.Text();
+  ExpectClean(RunStagingReuse(true));
+}
+
 }  // namespace
 }  // namespace aicore::check

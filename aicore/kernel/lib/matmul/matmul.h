@@ -222,6 +222,12 @@ class Matmul {
   Matmul() = default;
   ~Matmul() {
     if (client_.active()) client_.Quit();
+    // The staging block's addresses may go to another block of this launch next.
+    if (!workspace_.empty()) {
+      if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) {
+        core->RetireGm(workspace_.data(), workspace_.size() * sizeof(DstT));
+      }
+    }
   }
   Matmul(const Matmul&) = delete;
   Matmul& operator=(const Matmul&) = delete;
