@@ -294,7 +294,7 @@ std::string JsonEscape(const std::string& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   const char* chip_name = std::getenv("AICORE_CHIP");
   const char* json_path = nullptr;
   bool small = false;
@@ -377,4 +377,13 @@ int main(int argc, char** argv) {
     std::fclose(f);
   }
   return failures == 0 ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const aicore::Error& e) {  // an unknown chip, a failed launch: a message, not abort
+    std::fprintf(stderr, "fused_model: %s\n", e.what());
+    return 1;
+  }
 }

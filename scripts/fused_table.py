@@ -242,6 +242,12 @@ def main():
                    help="small shapes, print the section instead of writing the page")
     args = p.parse_args()
     bench = pathlib.Path(args.build) / "benchmarks"
+    for exe in ("bench_attention", "fused_model"):
+        if not os.access(bench / exe, os.X_OK):
+            print(f"fused_table: {bench / exe} is missing or not executable; build it first "
+                  f"(make bench, or ninja -C {args.build} bench_attention fused_model)",
+                  file=sys.stderr)
+            return 2
     start, load_start = time.time(), load_average()
     env = dict(os.environ, AICORE_THREADS="1", OMP_NUM_THREADS="1")
     env.pop("AICORE_CHIP", None)  # host rows plan for the default chip, as make bench does
@@ -315,4 +321,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (subprocess.CalledProcessError, RuntimeError) as e:
+        print(f"fused_table: {e}", file=sys.stderr)
+        sys.exit(1)
