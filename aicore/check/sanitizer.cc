@@ -124,10 +124,16 @@ using GmPage = std::array<Granule, kGranulesPerPage>;
 // is another block's in the same epochs.
 using Knowledge = std::vector<std::pair<int32_t, ClockVec>>;
 
+// The first entry of `k` (sorted by block) whose block is not below `core`.
+template <typename K>
+auto LowerBound(K& k, int32_t core) {
+  return std::lower_bound(k.begin(), k.end(), core,
+                          [](const auto& e, int32_t c) { return e.first < c; });
+}
+
 void JoinKnowledge(Knowledge& into, const Knowledge& from) {
   for (const auto& [core, clock] : from) {
-    auto it = std::lower_bound(into.begin(), into.end(), core,
-                               [](const auto& e, int32_t c) { return e.first < c; });
+    auto it = LowerBound(into, core);
     if (it != into.end() && it->first == core) {
       Join(it->second, clock);
     } else {
@@ -137,8 +143,7 @@ void JoinKnowledge(Knowledge& into, const Knowledge& from) {
 }
 
 const ClockVec* FindKnown(const Knowledge& k, int32_t core) {
-  auto it = std::lower_bound(k.begin(), k.end(), core,
-                             [](const auto& e, int32_t c) { return e.first < c; });
+  auto it = LowerBound(k, core);
   return it != k.end() && it->first == core ? &it->second : nullptr;
 }
 
