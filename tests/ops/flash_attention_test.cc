@@ -695,15 +695,46 @@ TEST(FlashAttentionBackwardTest, CleanUnderTheSanitizer) {
       c.d = 24;
       c.mask = MaskShape::kSS;
       c.mask_all_row = true;
-      const Problem pr = Build(c);
-      SCOPED_TRACE(Name(pr.c));
-      Tensors t = Upload(pr);
       check::Sanitizer sanitizer;
-      const BackwardRun r = RunBackward(pr, t);
+      CheckBackward(c);  // also the results of the Matmul's cube path, which the sanitizer sees
       for (const check::Report& rep : sanitizer.reports()) ADD_FAILURE() << rep.ToString();
       EXPECT_TRUE(sanitizer.reports().empty());
     }
   }
+}
+
+TEST(FlashAttentionBackwardTest, SlotBuffersOutOfRangeAreRefused) {
+  const Problem pr = Build(Case{});
+  Tensors t = Upload(pr);
+  DeviceTensor dy(DType::kF32, 1), dq(DType::kF32, 1), dk(DType::kF32, 1), dv(DType::kF32, 1);
+  FlashAttentionGradArgs a;
+  a.query = t.q->Ref({1, 1, 1, 1});
+  a.key = t.k->Ref({1, 1, 1, 1});
+  a.value = t.v->Ref({1, 1, 1, 1});
+  a.dy = dy.Ref({1, 1, 1, 1});
+  a.softmax_max = t.smax->Ref({1, 1, 1, 8});
+  a.softmax_sum = t.ssum->Ref({1, 1, 1, 8});
+  a.attention_in = t.out->Ref({1, 1, 1, 1});
+  a.attrs = AttrsOf(pr.c);
+  a.dq = dq.Ref({1, 1, 1, 1});
+  a.dk = dk.Ref({1, 1, 1, 1});
+  a.dv = dv.Ref({1, 1, 1, 1});
+  FlashAttentionPlan plan = Plan(a, arch::DefaultChip());
+  DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
+  for (int slots : {0, 3}) {
+    plan.slot_buffers = slots;
+    const Status s = Launch(a, plan, ws.data(), nullptr);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("slot_buffers is " + std::to_string(slots)), std::string::npos)
+        << s.ToString();
+  }
+  // Slots past what Plan reserved (as if slot_buffers were raised after it) are refused.
+  plan = Plan(a, arch::DefaultChip());
+  plan.slots_bytes /= 2;
+  const Status s = Launch(a, plan, ws.data(), nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("raise slot_buffers before Plan"), std::string::npos) << s.ToString();
+  testing::Sync();
 }
 
 // The kernel's gradient against central differences of the double forward reference.
