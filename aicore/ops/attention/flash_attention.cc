@@ -417,7 +417,7 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
     bool found = false;
     for (int32_t tk : {128, 64, 32}) {
       for (int32_t rq = 64; rq >= 8 && !found; rq -= 8) {
-        if (patterns::FaBackwardBytes(2 * rq, tk, p.d, dv, in_bytes) <= ub) {
+        if (patterns::FaBackwardBytes(2 * rq, tk, p.d, dv, p.explicit_mask, in_bytes) <= ub) {
           p.tk = tk;
           p.tq = 2 * rq;
           found = true;

@@ -134,19 +134,20 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 
 // The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, with
 // `mask` the mask's three forms, the accumulator and the product, for 16-bit inputs
-// (`in_bytes` 2) P and the output in that dtype, statistics); of a backward AIV (S, P, dS and
-// the mask per q row, two accumulators and a product per accumulated row, for 16-bit inputs P,
-// dS and one row buffer in that dtype, statistics, reduction scratch).
+// (`in_bytes` 2) P and the output in that dtype, statistics); of a backward AIV (S, P, dS and,
+// with `mask`, the mask per q row, two accumulators and a product per accumulated row, for
+// 16-bit inputs P, dS and one row buffer in that dtype, statistics, reduction scratch).
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
   const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 0;
   return (mask ? 19 : 12) * tk + 8 * op + narrow + 96;
 }
-inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, int64_t in_bytes) {
+inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bool mask,
+                               int64_t in_bytes) {
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
   const int64_t ap = (std::max(d, dv) + 15) / 16 * 16;  // FaBackwardPitch
   const int64_t narrow = in_bytes == 2 ? 4 * rq * tk + 2 * acc_rows * ap : 0;
-  return rq * 19 * tk + 3 * acc_rows * ap * 4 + narrow + 64 * 8 * 4 +
+  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 64 * 8 * 4 +
          (8 + 2 * (std::max(tk, ap) + 63) / 64 + 16) * 4;
 }
 
