@@ -640,15 +640,15 @@ TEST(FlashAttentionBackwardTest, SparseModesMasksAndGqa) {
 TEST(FlashAttentionBackwardTest, SlotBuffersOneAndTwo) {
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (int slots : {1, 2}) {
-      Case causal;  // GQA 1; 3 x 4 x 2 q tiles and 3 x 4 x 4 kv blocks: more items than groups
+      Case causal;  // GQA 1; 3 x 4 x 3 q tiles and kv blocks: more items than the 24 groups
       causal.dtype = dt;
       causal.slot_buffers = slots;
       causal.b = 3;
       causal.nq = 4;
       causal.nkv = 4;
-      causal.sq = 150;
-      causal.skv = 400;
-      causal.d = 32;
+      causal.sq = 260;
+      causal.skv = 300;
+      causal.d = 16;
       causal.sparse = 3;
       causal.mask = MaskShape::kCompressed;
       CheckBackward(causal);
