@@ -474,9 +474,8 @@ BackwardRun RunBackward(const Problem& pr, Tensors& t) {
                  c.b, c.nq, c.sq, c.dv);
   if (c.slot_buffers == 0) {
     s = FlashAttentionBackward(t.q->Ref(qs), t.k->Ref(ks), t.v->Ref(vs), dy.Ref(os), m,
-                               t.smax->Ref({c.b, c.nq, c.sq, 8}),
-                               t.ssum->Ref({c.b, c.nq, c.sq, 8}), t.out->Ref(os), attrs,
-                               dq.Ref(qs), dk.Ref(ks), dv.Ref(vs));
+                               t.smax->Ref({c.b, c.nq, c.sq, 8}), t.ssum->Ref({c.b, c.nq, c.sq, 8}),
+                               t.out->Ref(os), attrs, dq.Ref(qs), dk.Ref(ks), dv.Ref(vs));
   } else {
     FlashAttentionGradArgs a;
     a.query = t.q->Ref(qs);

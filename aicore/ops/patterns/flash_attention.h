@@ -1057,10 +1057,8 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
     }
     while (done < issued) accumulate();
     if (kv.count == 0) continue;
-    StoreRowsAs(u, gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv,
-                t.grad_v.ss);
-    StoreRowsAs(u, gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d,
-                t.grad_k.ss);
+    StoreRowsAs(u, gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, t.grad_v.ss);
+    StoreRowsAs(u, gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, t.grad_k.ss);
   }
 }
 
