@@ -13,6 +13,7 @@
 #include "aclnnop/aclnn_flash_attention_score.h"
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aicore/arch/chip.h"
+#include "aicore/check/sanitizer.h"
 #include "aicore/kernel/lib/matmul/matmul.h"
 #include "ops_lib_test_util.h"
 #include "tests/reference/attention_ref.h"
@@ -471,9 +472,38 @@ BackwardRun RunBackward(const Problem& pr, Tensors& t) {
   r.dout =
       FromLayout(c.layout, dy.Fill(ToLayout(c.layout, Inputs(no, -1, 1, 9), c.b, c.nq, c.sq, c.dv)),
                  c.b, c.nq, c.sq, c.dv);
-  s = FlashAttentionBackward(t.q->Ref(qs), t.k->Ref(ks), t.v->Ref(vs), dy.Ref(os), m,
-                             t.smax->Ref({c.b, c.nq, c.sq, 8}), t.ssum->Ref({c.b, c.nq, c.sq, 8}),
-                             t.out->Ref(os), attrs, dq.Ref(qs), dk.Ref(ks), dv.Ref(vs));
+  if (c.slot_buffers == 0) {
+    s = FlashAttentionBackward(t.q->Ref(qs), t.k->Ref(ks), t.v->Ref(vs), dy.Ref(os), m,
+                               t.smax->Ref({c.b, c.nq, c.sq, 8}), t.ssum->Ref({c.b, c.nq, c.sq, 8}),
+                               t.out->Ref(os), attrs, dq.Ref(qs), dk.Ref(ks), dv.Ref(vs));
+  } else {
+    FlashAttentionGradArgs a;
+    a.query = t.q->Ref(qs);
+    a.key = t.k->Ref(ks);
+    a.value = t.v->Ref(vs);
+    a.dy = dy.Ref(os);
+    a.has_mask = m != nullptr;
+    if (m != nullptr) a.atten_mask = *m;
+    a.softmax_max = t.smax->Ref({c.b, c.nq, c.sq, 8});
+    a.softmax_sum = t.ssum->Ref({c.b, c.nq, c.sq, 8});
+    a.attention_in = t.out->Ref(os);
+    a.attrs = attrs;
+    a.dq = dq.Ref(qs);
+    a.dk = dk.Ref(ks);
+    a.dv = dv.Ref(vs);
+    const arch::Chip& chip = arch::DefaultChip();
+    EXPECT_TRUE(CanImplement(a, chip).ok());
+    FlashAttentionPlan plan = Plan(a, chip);
+    if (c.layout == "BNSD") {
+      // Contiguous operands of every dtype are read and written in place: the workspace is the
+      // slots and the (B, N, Sq, 8) rowsum(dO * O), bounded by the operands, never Sq x Skv.
+      const uint64_t dsum = static_cast<uint64_t>(c.b * c.nq * c.sq * 8 * 4);
+      EXPECT_EQ(plan.workspace_bytes, plan.slots_bytes + (dsum + 511) / 512 * 512);
+    }
+    plan.slot_buffers = c.slot_buffers;
+    DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
+    s = Launch(a, plan, ws.data(), nullptr);
+  }
   EXPECT_TRUE(s.ok()) << s.ToString();
   testing::Sync();
   r.dq = FromLayout(c.layout, dq.Read(), c.b, c.nq, c.sq, c.d);
@@ -482,10 +512,37 @@ BackwardRun RunBackward(const Problem& pr, Tensors& t) {
   return r;
 }
 
-testing::Tolerance GradTol(DType dt) {
-  if (dt == DType::kF32) return {1e-4, 2e-5};
-  if (dt == DType::kF16) return {1e-2, 5e-3};
-  return {5e-2, 2e-2};
+// 16-bit inputs: the kernel rounds P and dS to the input dtype (unit roundoff u: 2^-11 fp16,
+// 2^-8 bf16) before their fp32-accumulated products, reads the forward's output rounded to it
+// (in D = rowsum(dO * O); that output carries the forward's own rounding of P, about u more), and
+// rounds each gradient once. Each rounding perturbs a gradient element by at most u times its
+// sum of absolute terms (ref::AttentionBackwardRef's magnitude, which includes the D term), so
+// |error| <= 4 u (magnitude + |want|) bounds them with room (the worst seen is about 0.9 u);
+// the inputs themselves are exact (the reference reads the stored 16-bit values). Below fp16's
+// normal range a rounding errs by up to 2^-25 absolute instead: at most Sq + Skv such roundings
+// (of P, dS or the result) enter one element, with factors |x| <= 2, so fp16 adds a floor of
+// (Sq + Skv) 2^-24. fp32: the forward's and backward's fp32 arithmetic.
+double UnitRoundoff(DType dt) { return dt == DType::kF16 ? 0x1p-11 : 0x1p-8; }
+
+void ExpectGradNear(const std::vector<double>& got, const std::vector<double>& want,
+                    const std::vector<double>& magnitude, const Case& c, const std::string& what) {
+  const DType dt = c.dtype;
+  if (dt == DType::kF32) {
+    ExpectNear(got, want, {1e-4, 2e-5}, what);
+    return;
+  }
+  ASSERT_EQ(got.size(), want.size()) << what;
+  const double u = UnitRoundoff(dt);
+  const double floor = dt == DType::kF16 ? static_cast<double>(c.sq + c.skv) * 0x1p-24 : 0.0;
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double bound = 4 * u * (magnitude[i] + std::fabs(want[i])) + floor;
+    if (!(std::fabs(got[i] - want[i]) <= bound) && ++bad <= 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want[i]
+                    << " (bound " << bound << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << got.size() << " elements off";
 }
 
 void CheckBackward(const Case& c0) {
@@ -494,13 +551,14 @@ void CheckBackward(const Case& c0) {
   SCOPED_TRACE(Name(c));
   Tensors t = Upload(pr);
   const BackwardRun r = RunBackward(pr, t);
-  const ref::AttentionGrads want = ref::AttentionBackwardRef(pr.p, t.qv, t.kv, t.vv, r.dout);
-  for (const auto& [name, got, ref] :
-       {std::tuple<const char*, const std::vector<double>*, const std::vector<double>*>{"dq", &r.dq,
-                                                                                        &want.dq},
-        {"dk", &r.dk, &want.dk},
-        {"dv", &r.dv, &want.dv}}) {
-    ExpectNear(*got, *ref, GradTol(c.dtype), name);
+  ref::AttentionGrads mag;
+  const ref::AttentionGrads want = ref::AttentionBackwardRef(pr.p, t.qv, t.kv, t.vv, r.dout, &mag);
+  for (const auto& [name, got, ref, m] :
+       {std::tuple<const char*, const std::vector<double>*, const std::vector<double>*,
+                   const std::vector<double>*>{"dq", &r.dq, &want.dq, &mag.dq},
+        {"dk", &r.dk, &want.dk, &mag.dk},
+        {"dv", &r.dv, &want.dv, &mag.dv}}) {
+    ExpectGradNear(*got, *ref, *m, c, name);
     for (double x : *got) ASSERT_TRUE(std::isfinite(x)) << name;
   }
 }
@@ -571,6 +629,111 @@ TEST(FlashAttentionBackwardTest, SparseModesMasksAndGqa) {
     c.mask = MaskShape::kCompressed;
     CheckBackward(c);
   }
+}
+
+// One and two slot sets (Note [Backward slots]) for every dtype, read in place (BNSD) or
+// through strides (BSND), against the reference gradient: causal with Sq != Skv and tails
+// (S not a multiple of the tile), an explicit mask with a fully masked row, odd D and Dv != D,
+// a band whose rows miss whole blocks, GQA group sizes 1, 2 and 8, more items than groups so
+// the AIC runs ahead across items.
+TEST(FlashAttentionBackwardTest, SlotBuffersOneAndTwo) {
+  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int slots : {1, 2}) {
+      Case causal;  // GQA 1; 3 x 4 x 3 q tiles and kv blocks: more items than the 24 groups
+      causal.dtype = dt;
+      causal.slot_buffers = slots;
+      causal.b = 3;
+      causal.nq = 4;
+      causal.nkv = 4;
+      causal.sq = 260;
+      causal.skv = 300;
+      causal.d = 16;
+      causal.sparse = 3;
+      causal.mask = MaskShape::kCompressed;
+      CheckBackward(causal);
+      Case masked = causal;  // GQA 2, D odd, Dv != D, row 0 fully masked
+      masked.b = 2;
+      masked.nq = 4;
+      masked.nkv = 2;
+      masked.sq = 90;
+      masked.skv = 170;
+      masked.d = 19;
+      masked.dv = 24;
+      masked.sparse = 0;
+      masked.mask = MaskShape::kB1SS;
+      masked.mask_all_row = true;
+      CheckBackward(masked);
+      Case band = causal;  // GQA 8, Sq > Skv, strided BSND operands
+      band.layout = "BSND";
+      band.b = 1;
+      band.nq = 8;
+      band.nkv = 1;
+      band.sq = 300;
+      band.skv = 170;
+      band.d = 16;
+      band.sparse = 4;
+      band.pre = 40;
+      band.next = 5;
+      CheckBackward(band);
+    }
+  }
+}
+
+// The backward of every dtype with one and two slot sets is clean under every sanitizer tool
+// (races between the AIC's slots and the AIVs' reads, flags, bounds, uninitialized reads).
+TEST(FlashAttentionBackwardTest, CleanUnderTheSanitizer) {
+  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int slots : {1, 2}) {
+      Case c;
+      c.dtype = dt;
+      c.slot_buffers = slots;
+      c.nq = 2;
+      c.nkv = 1;
+      c.sq = 40;
+      c.skv = 150;  // two kv blocks, one a tail
+      c.d = 24;
+      c.mask = MaskShape::kSS;
+      c.mask_all_row = true;
+      check::Sanitizer sanitizer;
+      CheckBackward(c);  // also the results of the Matmul's cube path, which the sanitizer sees
+      for (const check::Report& rep : sanitizer.reports()) ADD_FAILURE() << rep.ToString();
+      EXPECT_TRUE(sanitizer.reports().empty());
+    }
+  }
+}
+
+TEST(FlashAttentionBackwardTest, SlotBuffersOutOfRangeAreRefused) {
+  const Problem pr = Build(Case{});
+  Tensors t = Upload(pr);
+  DeviceTensor dy(DType::kF32, 1), dq(DType::kF32, 1), dk(DType::kF32, 1), dv(DType::kF32, 1);
+  FlashAttentionGradArgs a;
+  a.query = t.q->Ref({1, 1, 1, 1});
+  a.key = t.k->Ref({1, 1, 1, 1});
+  a.value = t.v->Ref({1, 1, 1, 1});
+  a.dy = dy.Ref({1, 1, 1, 1});
+  a.softmax_max = t.smax->Ref({1, 1, 1, 8});
+  a.softmax_sum = t.ssum->Ref({1, 1, 1, 8});
+  a.attention_in = t.out->Ref({1, 1, 1, 1});
+  a.attrs = AttrsOf(pr.c);
+  a.dq = dq.Ref({1, 1, 1, 1});
+  a.dk = dk.Ref({1, 1, 1, 1});
+  a.dv = dv.Ref({1, 1, 1, 1});
+  FlashAttentionPlan plan = Plan(a, arch::DefaultChip());
+  DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
+  for (int slots : {0, 3}) {
+    plan.slot_buffers = slots;
+    const Status s = Launch(a, plan, ws.data(), nullptr);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("slot_buffers is " + std::to_string(slots)), std::string::npos)
+        << s.ToString();
+  }
+  // Slots past what Plan reserved (as if slot_buffers were raised after it) are refused.
+  plan = Plan(a, arch::DefaultChip());
+  plan.slots_bytes /= 2;
+  const Status s = Launch(a, plan, ws.data(), nullptr);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("raise slot_buffers before Plan"), std::string::npos) << s.ToString();
+  testing::Sync();
 }
 
 // The kernel's gradient against central differences of the double forward reference.

@@ -97,15 +97,20 @@ struct AttentionGrads {
   std::vector<double> dq, dk, dv;  // shaped as q, k, v
 };
 
-// The gradients of sum(out * dout) with respect to q, k and v.
+// The gradients of sum(out * dout) with respect to q, k and v. With `magnitude`, also each
+// gradient element's sum of absolute terms, the scale a rounding of the terms' factors perturbs
+// it by: dv sum_i P |dout|, dq sum_j |dS'| |k|, dk sum_i |dS'| |q|, where dS' = P (|dP - D| +
+// sum |dout| |out|) scale also covers an error in out (D = rowsum(dout * out)).
 inline AttentionGrads AttentionBackwardRef(const AttentionProblem& p, const std::vector<double>& q,
                                            const std::vector<double>& k,
                                            const std::vector<double>& v,
-                                           const std::vector<double>& dout) {
-  AttentionGrads gr;
+                                           const std::vector<double>& dout,
+                                           AttentionGrads* magnitude = nullptr) {
+  AttentionGrads gr, mag;
   gr.dq.assign(q.size(), 0.0);
   gr.dk.assign(k.size(), 0.0);
   gr.dv.assign(v.size(), 0.0);
+  mag = gr;
   const AttentionForward f = AttentionForwardRef(p, q, k, v);
   const int64_t g = p.nq / p.nkv;
   std::vector<double> prob(p.skv), dp(p.skv);
@@ -115,8 +120,11 @@ inline AttentionGrads AttentionBackwardRef(const AttentionProblem& p, const std:
       for (int64_t i = 0; i < p.sq; ++i) {
         const int64_t row = (bi * p.nq + n) * p.sq + i;
         if (std::isinf(f.max[row])) continue;
-        double dsum = 0;  // rowsum(dout * out)
-        for (int64_t x = 0; x < p.dv; ++x) dsum += dout[row * p.dv + x] * f.out[row * p.dv + x];
+        double dsum = 0, dsum_abs = 0;  // rowsum(dout * out), rowsum(|dout| |out|)
+        for (int64_t x = 0; x < p.dv; ++x) {
+          dsum += dout[row * p.dv + x] * f.out[row * p.dv + x];
+          dsum_abs += std::fabs(dout[row * p.dv + x] * f.out[row * p.dv + x]);
+        }
         for (int64_t j = 0; j < p.skv; ++j) {
           prob[j] = 0;
           if (!p.Visible(bi, n, i, j)) continue;
@@ -131,15 +139,22 @@ inline AttentionGrads AttentionBackwardRef(const AttentionProblem& p, const std:
           if (prob[j] == 0) continue;
           const int64_t kr = (bi * p.nkv + nk) * p.skv + j;
           const double ds = prob[j] * (dp[j] - dsum) * p.scale;
-          for (int64_t x = 0; x < p.dv; ++x) gr.dv[kr * p.dv + x] += prob[j] * dout[row * p.dv + x];
+          const double ds_abs = prob[j] * (std::fabs(dp[j] - dsum) + dsum_abs) * std::fabs(p.scale);
+          for (int64_t x = 0; x < p.dv; ++x) {
+            gr.dv[kr * p.dv + x] += prob[j] * dout[row * p.dv + x];
+            mag.dv[kr * p.dv + x] += prob[j] * std::fabs(dout[row * p.dv + x]);
+          }
           for (int64_t x = 0; x < p.d; ++x) {
             gr.dq[row * p.d + x] += ds * k[kr * p.d + x];
             gr.dk[kr * p.d + x] += ds * q[row * p.d + x];
+            mag.dq[row * p.d + x] += ds_abs * std::fabs(k[kr * p.d + x]);
+            mag.dk[kr * p.d + x] += ds_abs * std::fabs(q[row * p.d + x]);
           }
         }
       }
     }
   }
+  if (magnitude != nullptr) *magnitude = mag;
   return gr;
 }
 

@@ -2,12 +2,12 @@
 // - Every operand becomes a (B, N, S, D) view of its storage (BSND and BNSD permute dims; BSH
 //   and SBH split H into N x D), read in place when it has the kernel's dtype, a unit D stride
 //   and row pitches the Matmul takes, else staged dense BNSD in that dtype (Note [Staging]);
-//   outputs likewise. The forward's kernel dtype is the input's (the cube reads fp16/bf16 Q, K
-//   and V natively, P is cast to it in UB); the backward's is fp32.
+//   outputs likewise. The kernel dtype is the input's in both passes (the cube reads fp16/bf16
+//   Q, K, V and dO natively; P, and in the backward dS, are cast to it in UB).
 // - The sparse mode becomes a window [i + lo_off, i + hi_off] per row i (modes 2..4 and pre/next
 //   tokens) plus, in modes 0 and 1, the explicit mask the kernel reads.
 // - Tiles: tk = 128 kv rows; tq (<= 128, a multiple of 16) from the AIVs' UB budget for D, the
-//   dtype and the mask. The forward double-buffers its slots (FlashAttentionPlan::slot_buffers).
+//   dtype and the mask. Both passes double-buffer their slots (FlashAttentionPlan::slot_buffers).
 // - Groups: min(items, AICs); each gets workspace slots (FlashAttentionTiling).
 #include "aicore/ops/attention/flash_attention.h"
 
@@ -402,8 +402,8 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   WindowOf(a, has_mask, p.sq, p.skv, &p.lo_off, &p.hi_off);
   const int64_t dp = (p.d + 7) / 8 * 8, dvp = (dv + 7) / 8 * 8;
   const int64_t ub = static_cast<int64_t>(BudgetOf(chip).ub_bytes) - 4096;
-  // The forward's kernel dtype is the input's; the backward computes in fp32.
-  const DType kernel_dtype = backward ? DType::kF32 : in;
+  // Both passes' kernel dtype is the input's (fp32 accumulation inside).
+  const DType kernel_dtype = in;
   const int64_t in_bytes = DTypeSize(kernel_dtype);
   if (!backward) {
     p.tk = kTk;
@@ -417,7 +417,7 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
     bool found = false;
     for (int32_t tk : {128, 64, 32}) {
       for (int32_t rq = 64; rq >= 8 && !found; rq -= 8) {
-        if (patterns::FaBackwardBytes(2 * rq, tk, dp, dvp) <= ub) {
+        if (patterns::FaBackwardBytes(2 * rq, tk, p.d, dv, p.explicit_mask, in_bytes) <= ub) {
           p.tk = tk;
           p.tq = 2 * rq;
           found = true;
@@ -437,7 +437,7 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   const int64_t mm_k = std::max<int64_t>({p.tq, p.tk, dp, dvp});
   p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
   const int64_t group_floats =
-      backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp)
+      backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp, p.slot_buffers, in_bytes)
                : patterns::FaForwardGroupFloats(p.tq, p.tk, dvp, p.slot_buffers, in_bytes);
   const uint32_t groups = std::max(p.block_dim, p.block_dim_dkdv);
   p.slots_bytes = Align512(static_cast<uint64_t>(groups * group_floats) * 4);
@@ -676,22 +676,44 @@ BackwardViews ViewsOf(const FlashAttentionGradArgs& args, int64_t nkv) {
   return w;
 }
 
+// The 16-bit operands are staged only for their layout: the kernel reads their dtype.
 void StageBackward(const BackwardViews& w, bool explicit_mask, Staging* st) {
-  for (const TensorRef* t : {&w.q, &w.k, &w.v, &w.dy, &w.o}) {
-    st->AddInput(*t, DType::kF32, InPlace(*t, DType::kF32));
-  }
+  const DType dt = w.q.dtype;
+  for (const TensorRef* t : {&w.q, &w.k, &w.v, &w.dy, &w.o}) st->AddInput(*t, dt, InPlace(*t, dt));
   if (explicit_mask)
     st->AddInput(w.mask, DType::kU8, w.mask.strides[3] == 1 || w.mask.shape[3] == 1);
   st->AddInput(w.smax, DType::kF32, w.smax.IsDense());
   st->AddInput(w.ssum, DType::kF32, w.ssum.IsDense());
-  for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) {
-    st->AddOutput(*t, DType::kF32, InPlace(*t, DType::kF32));
-  }
+  for (const TensorRef* t : {&w.dq, &w.dk, &w.dv}) st->AddOutput(*t, dt, InPlace(*t, dt));
 }
 
 // The (B, N, S, 8) rowsum(dO * O) the dQ pass leaves for the dK/dV pass, after the slots.
 uint64_t DsumBytes(const FlashAttentionPlan& p) {
   return Align512(static_cast<uint64_t>(p.batch * p.nq * p.sq * patterns::kFaStatWidth) * 4);
+}
+
+// The backward's two kernels (the dQ pass, then the dK/dV pass) for inputs of dtype `dt`.
+template <class Hooks, class T>
+std::pair<std::function<void()>, std::function<void()>> BackwardBodiesOf(
+    const FlashAttentionTiling& t, float* dsum) {
+  return {[t, dsum] { patterns::FlashAttentionBackwardDqKernel<Hooks, T>(t, dsum); },
+          [t, dsum] { patterns::FlashAttentionBackwardDkvKernel<Hooks, T>(t, dsum); }};
+}
+template <class Hooks>
+std::pair<std::function<void()>, std::function<void()>> BackwardBodies(
+    DType dt, const FlashAttentionTiling& t, float* dsum) {
+  if (dt == DType::kF16) return BackwardBodiesOf<Hooks, half>(t, dsum);
+  if (dt == DType::kBF16) return BackwardBodiesOf<Hooks, bfloat16_t>(t, dsum);
+  return BackwardBodiesOf<Hooks, float>(t, dsum);
+}
+
+// The backward's slot bytes for `slots` sets per group (Note [Backward slots]).
+uint64_t BackwardSlotBytes(const FlashAttentionPlan& p, int32_t slots, DType dt) {
+  const int64_t groups = std::max(p.block_dim, p.block_dim_dkdv);
+  return static_cast<uint64_t>(groups * patterns::FaBackwardGroupFloats(
+                                            p.tq, p.tk, (p.d + 7) / 8 * 8, (p.dv + 7) / 8 * 8,
+                                            slots, DTypeSize(dt))) *
+         4;
 }
 
 }  // namespace
@@ -757,6 +779,20 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
     }
     return Status();
   }
+  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
+                         "; allowed: 1, 2"));
+  }
+  const DType dt = args.query.dtype;
+  const uint64_t slots_need = BackwardSlotBytes(plan, plan.slot_buffers, dt);
+  if (slots_need > plan.slots_bytes) {
+    return Status(StatusCode::kInvalidArgument,
+                  StrCat(args.op, ": FlashAttentionPlan::slot_buffers ", plan.slot_buffers,
+                         " needs ", slots_need, " slot bytes but the plan reserved ",
+                         plan.slots_bytes, " (raise slot_buffers before Plan computes the "
+                         "workspace, not after)"));
+  }
   const BackwardViews w = ViewsOf(args, plan.nkv);
   Staging st;
   StageBackward(w, plan.explicit_mask, &st);
@@ -765,7 +801,9 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
   return st.Enqueue(
       ws + plan.slots_bytes + DsumBytes(plan), stream, [&](const std::vector<uint8_t*>& dense) {
         FlashAttentionTiling t = TilingOf(plan, static_cast<float>(args.attrs.scale), ws);
-        t.ws_group_floats = patterns::FaBackwardGroupFloats(plan.tq, plan.tk, t.DPad(), t.DvPad());
+        t.slots = plan.slot_buffers;
+        t.ws_group_floats = patterns::FaBackwardGroupFloats(
+            plan.tq, plan.tk, t.DPad(), t.DvPad(), plan.slot_buffers, DTypeSize(dt));
         int i = 0;
         t.q = OperandOf(st, i, w.q, dense[i]);
         ++i;
@@ -788,16 +826,8 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
         t.grad_k = OperandOf(st, i, w.dk, dense[i]);
         ++i;
         t.grad_v = OperandOf(st, i, w.dv, dense[i]);
-        std::function<void()> dq_body, dkv_body;
-        if (plan.explicit_mask) {
-          dq_body = [t, dsum] { patterns::FlashAttentionBackwardDqKernel<MaskedScores>(t, dsum); };
-          dkv_body = [t, dsum] {
-            patterns::FlashAttentionBackwardDkvKernel<MaskedScores>(t, dsum);
-          };
-        } else {
-          dq_body = [t, dsum] { patterns::FlashAttentionBackwardDqKernel<PlainScores>(t, dsum); };
-          dkv_body = [t, dsum] { patterns::FlashAttentionBackwardDkvKernel<PlainScores>(t, dsum); };
-        }
+        auto [dq_body, dkv_body] = plan.explicit_mask ? BackwardBodies<MaskedScores>(dt, t, dsum)
+                                                      : BackwardBodies<PlainScores>(dt, t, dsum);
         Status s = LaunchMix(stream, "ops_flash_attention_grad_dq", plan.block_dim, *plan.chip,
                              std::move(dq_body));
         if (!s.ok()) return s;

@@ -5,7 +5,8 @@
 // by the FlashAttention mix kernels (aicore/ops/patterns/flash_attention.h). The forward's cube
 // reads Q, K and V in their dtype and accumulates in fp32; the online softmax and its statistics
 // are fp32, P is rounded to the input dtype for P V, the output from the fp32 accumulator. The
-// backward computes in fp32 (16-bit operands staged). The forward's softmaxMax/softmaxSum
+// backward likewise reads Q, K, V, dy and O in their dtype, rounds P and dS to it for their
+// products and writes dq/dk/dv from fp32 accumulators. The forward's softmaxMax/softmaxSum
 // ([B, N, Sq, 8] fp32) feed the backward. Also the unfused
 // composition of the same forward from the library's own operators (matmul, muls, add, softmax,
 // matmul through GM), for tests and benchmarks.
@@ -69,10 +70,11 @@ struct FlashAttentionPlan {
   int64_t lo_off = 0, hi_off = 0;
   uint32_t block_dim = 0;       // groups (1 AIC + 2 AIVs)
   uint32_t block_dim_dkdv = 0;  // backward: the dK/dV pass's groups
-  // Forward: S / P / P V workspace slots per group, 1 or 2 (Launch refuses others). With 2 the
-  // AIC computes the next block's scores while the AIVs run the online softmax of this one
-  // (Note [Forward slots]). Plan reserves the workspace for the value it has (2); lowering it
-  // afterwards is allowed, raising it is refused.
+  // Workspace slot sets per group, 1 or 2 (Launch refuses others), in both passes. With 2 the
+  // AIC computes the next block's scores while the AIVs run the online softmax (forward, Note
+  // [Forward slots]) or turn the previous scores into dS (backward, Note [Backward slots]). Plan
+  // reserves the workspace for the value it has (2); lowering it afterwards is allowed, raising
+  // it is refused.
   int32_t slot_buffers = 2;
   AscendC::tiling::TCubeTiling mm{};
   uint64_t slots_bytes = 0;      // the groups' slots, at the workspace's start

@@ -2,7 +2,8 @@
 // attention, forward and backward, over (B, N, S, D) operands with any B/N/S strides and a unit D
 // stride: the forward's Q, K, V and output in the element type T (float, half, bfloat16_t; the
 // cube accumulates in fp32, the softmax and its statistics are fp32, P is rounded to T in UB
-// before P V), the backward's in fp32. Peak memory beyond the operands is a few tiles per group,
+// before P V), likewise the backward's (P and dS rounded to T before their products, the
+// gradients accumulated in fp32). Peak memory beyond the operands is a few tiles per group,
 // never S x S.
 // - Work items are (batch, q head, q tile of `tq` rows) for the forward and the dQ pass, and
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
@@ -16,8 +17,8 @@
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
 //   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
-//   says it has been read (Note [Forward slots] for the forward's two-slot protocol; the
-//   backward's slots are single-buffered).
+//   says it has been read (Note [Forward slots] and Note [Backward slots] for the two-slot
+//   protocols).
 // - Backward (FlashAttention-2): the AIVs recompute P = exp(S - m) / l from the forward's
 //   statistics and dS = P * (dP - rowsum(dO * O)) with dP = dO V^T from the AIC; the dK/dV pass
 //   accumulates P^T dO and scale * dS^T Q per kv block, the dQ pass scale * dS K per q tile, each
@@ -90,7 +91,7 @@ struct FlashAttentionTiling {
   int64_t lo_off = -kFaUnbounded, hi_off = kFaUnbounded;
   int32_t tq = 0;       // q rows per tile: even, a multiple of 16
   int32_t tk = 0;       // kv rows per block: a multiple of 32
-  int32_t slots = 1;    // forward: S / P / P V slots per group, 1 or 2 (Note [Forward slots])
+  int32_t slots = 1;    // slot sets per group, 1 or 2 (Note [Forward slots], [Backward slots])
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
@@ -112,13 +113,16 @@ struct FlashAttentionTiling {
 };
 
 // The workspace floats one group needs: forward `slots` S (fp32), P (`p_bytes` per element: the
-// input dtype's) and P V (fp32) slots; backward S, dP, P, dS and a product slot.
+// input dtype's) and P V (fp32) slots; backward `slots` sets of S, dP (fp32), P, dS (`in_bytes`
+// per element) and two fp32 products (Note [Backward slots]).
 inline int64_t FaForwardGroupFloats(int64_t tq, int64_t tk, int64_t dv_pad, int32_t slots,
                                     int64_t p_bytes) {
   return slots * (tq * tk + tq * tk * p_bytes / 4 + tq * dv_pad);
 }
-inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
-  return 4 * tq * tk + 2 * std::max(tq, tk) * std::max(d_pad, dv_pad);
+inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad,
+                                     int32_t slots, int64_t in_bytes) {
+  return slots * (2 * tq * tk + 2 * tq * tk * in_bytes / 4 +
+                  2 * std::max(tq, tk) * std::max(d_pad, dv_pad));
 }
 
 // The UB row pitch of the forward's output accumulator: D padded to whole 32-byte blocks of the
@@ -130,18 +134,21 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 
 // The UB bytes of the AIVs: per forward row (scores, probabilities, their running sums, with
 // `mask` the mask's three forms, the accumulator and the product, for 16-bit inputs
-// (`in_bytes` 2) P and the output in that dtype, statistics); of a backward AIV (S, P, dS and
-// the mask per q row, two accumulators and a product per accumulated row, statistics,
-// reduction scratch).
+// (`in_bytes` 2) P and the output in that dtype, statistics); of a backward AIV (S, P, dS and,
+// with `mask`, the mask per q row, two accumulators and a product per accumulated row, for
+// 16-bit inputs P, dS and one row buffer in that dtype, statistics, reduction scratch).
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
   const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 0;
   return (mask ? 19 : 12) * tk + 8 * op + narrow + 96;
 }
-inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad) {
+inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bool mask,
+                               int64_t in_bytes) {
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
-  return rq * 19 * tk + 3 * acc_rows * std::max(d_pad, dv_pad) * 4 + 64 * 8 * 4 +
-         (8 + 2 * (std::max(tk, std::max(d_pad, dv_pad)) + 63) / 64 + 16) * 4;
+  const int64_t ap = (std::max(d, dv) + 15) / 16 * 16;  // FaBackwardPitch
+  const int64_t narrow = in_bytes == 2 ? 4 * rq * tk + 2 * acc_rows * ap : 0;
+  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 64 * 8 * 4 +
+         (8 + 2 * (std::max(tk, ap) + 63) / 64 + 16) * 4;
 }
 
 namespace fa_detail {
@@ -573,6 +580,32 @@ void FlashAttentionForwardKernel(const FlashAttentionTiling& t) {
 
 // ---- backward ----
 
+// Note [Backward slots]
+// Both backward passes walk (q tile, kv block) pairs: the dQ pass every live kv block of its q
+// tiles, the dK/dV pass every live q tile of every q head of its kv blocks. Per pair the AIC
+// computes S = Q K^T and dP = dO V^T (fp32, from Q, K, V and dO in T), the AIVs turn them into
+// P and scale * dS (rounded to T in UB), and the AIC multiplies them: dS K for the dQ pass,
+// P^T dO and dS^T Q for the dK/dV pass (fp32 products the AIVs add to their UB accumulators).
+// The group workspace holds `slots` (1 or 2) sets of the S, dP, P, dS and product slots; pair g
+// of a group (every live pair of every item in order) uses set g % slots, with the forward's
+// protocol (Note [Forward slots]): with two slots the AIC computes S_{g+1} and dP_{g+1} while
+// the AIVs turn S_g into dS_g, and the product of pair g - 1 after that.
+// - S / dP set s: the AIC writes pair g's after it waited "probabilities ready" of pair
+//   g - slots (the AIVs have read S and dP of that pair and written its P and dS).
+// - P / dS set s: the AIVs write pair g's after they waited "product ready" of pair g - slots,
+//   set once the AIC's products have read that pair's P and dS.
+// - Product set s: the AIC writes pair g's after "probabilities ready" of pair g, which the AIVs
+//   set only once they have loaded (accumulated) the products of pair g - slots.
+// The AIVs drain at the end of each item (the gradient needs every product), the AIC only at the
+// end. With two slots the AIVs meet at the mode-1 flag kRowsStored before each "probabilities
+// ready", as in the forward, so the mode-2 sets the AIC counts are one per AIV for the same pair
+// however the hardware counts them; with one slot an AIV waits for the pair's product between
+// two sets, so it cannot run ahead of its partner.
+
+// The UB row pitch of the backward's D-wide rows (accumulators, O / dO rows): whole 32-byte
+// blocks of fp32 and of 16-bit types.
+inline int64_t FaBackwardPitch(int64_t d) { return (d + 15) / 16 * 16; }
+
 namespace fa_detail {
 
 // The per-row inputs of the backward for the AIV's rows of a q tile: the forward's max m, 1 / l
@@ -593,21 +626,26 @@ inline void LoadStat(const AscendC::GlobalTensor<float>& gm, int64_t row, int64_
   Sync<HardEvent::S_V>();
 }
 
-// The AIV buffers of the backward.
+// The AIV buffers of the backward; T the input dtype.
+template <class T>
 struct BackwardBuffers {
+  static constexpr bool kNarrow = !std::is_same_v<T, float>;
   ScoreBuffers sb;                      // s, p and the mask
   LocalTensor<float> ds;                // dP, then dS (rq x tk)
-  LocalTensor<float> acc1, acc2, prod;  // (R, max(d, dv) padded) each
+  LocalTensor<float> acc1, acc2, prod;  // (R, FaBackwardPitch(max(d, dv))) each
   LocalTensor<float> stat;              // 64 x 8
+  LocalTensor<T> p_n, ds_n;             // kNarrow: P and dS in T (rq x tk)
+  LocalTensor<T> rows_n;                // kNarrow: O / dO / gradient rows in T, as acc1
 };
 
 // The score side of one (q tile, kv block) pair for the AIV's rows `me` of the tile at q row
-// q0 of head (b, n): after the AIC's S and dP, writes P and scale * dS to their slots.
-template <class Hooks>
-void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers& u, const BackwardRows& st,
+// q0 of head (b, n): after the AIC's S and dP, writes P (when `store_p`) and scale * dS, in T,
+// to their slots.
+template <class Hooks, class T>
+void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers<T>& u, const BackwardRows& st,
                     const RowShare& me, int64_t b, int64_t n, int64_t q0, int64_t k0, int64_t bk,
                     const AscendC::GlobalTensor<float>& gs, const AscendC::GlobalTensor<float>& gdp,
-                    const AscendC::GlobalTensor<float>& gp, const AscendC::GlobalTensor<float>& gds,
+                    const AscendC::GlobalTensor<T>& gp, const AscendC::GlobalTensor<T>& gds,
                     bool store_p) {
   using namespace AscendC;
   const int64_t tk = t.tk, i0 = q0 + me.first;
@@ -632,28 +670,36 @@ void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers& u, const Bac
   // dS = P * (dP - rowsum(dO * O)) * scale; rows without a window have P = 0.
   Mul(u.ds, u.sb.p, u.ds, n_all);
   Muls(u.ds, u.ds, t.scale, n_all);
-  Sync<HardEvent::V_MTE3>();
-  if (store_p) StoreRows(gp[me.first * tk], u.sb.p, me.count, bk, tk, tk);
-  StoreRows(gds[me.first * tk], u.ds, me.count, bk, tk, tk);
+  if constexpr (BackwardBuffers<T>::kNarrow) {
+    if (store_p) Cast(u.p_n, u.sb.p, RoundMode::CAST_RINT, n_all);
+    Cast(u.ds_n, u.ds, RoundMode::CAST_RINT, n_all);
+    Sync<HardEvent::V_MTE3>();
+    if (store_p) StoreRows(gp[me.first * tk], u.p_n, me.count, bk, tk, tk);
+    StoreRows(gds[me.first * tk], u.ds_n, me.count, bk, tk, tk);
+  } else {
+    Sync<HardEvent::V_MTE3>();
+    if (store_p) StoreRows(gp[me.first * tk], u.sb.p, me.count, bk, tk, tk);
+    StoreRows(gds[me.first * tk], u.ds, me.count, bk, tk, tk);
+  }
   Sync<HardEvent::MTE3_V>();
 }
 
 // Carves the AIV buffers: rq score rows, `acc_rows` accumulator rows.
-template <class Hooks>
-BackwardBuffers CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& pipe,
-                              AscendC::TBuf<AscendC::TPosition::VECCALC>* bufs) {
+template <class Hooks, class T>
+BackwardBuffers<T> CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& pipe,
+                                 AscendC::TBuf<AscendC::TPosition::VECCALC>* bufs) {
   using namespace AscendC;
   const int64_t rq = t.tq / 2, tk = t.tk, acc_rows = std::max<int64_t>(rq, (tk + 1) / 2);
-  const int64_t dmax = std::max(t.DPad(), t.DvPad());
-  BackwardBuffers u;
+  const int64_t ap = FaBackwardPitch(std::max(t.d, t.dv));
+  BackwardBuffers<T> u;
   pipe.InitBuffer(bufs[0], rq * tk * 4);
   pipe.InitBuffer(bufs[1], rq * tk * 4);
   pipe.InitBuffer(bufs[2], rq * tk * 4);
-  pipe.InitBuffer(bufs[3], acc_rows * dmax * 4);
-  pipe.InitBuffer(bufs[4], acc_rows * dmax * 4);
-  pipe.InitBuffer(bufs[5], acc_rows * dmax * 4);
+  pipe.InitBuffer(bufs[3], acc_rows * ap * 4);
+  pipe.InitBuffer(bufs[4], acc_rows * ap * 4);
+  pipe.InitBuffer(bufs[5], acc_rows * ap * 4);
   pipe.InitBuffer(bufs[6], 64 * kFaStatWidth * 4);
-  pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, dmax)))) * 4);
+  pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, ap)))) * 4);
   u.sb.s = bufs[0].Get<float>();
   u.sb.p = bufs[1].Get<float>();
   u.ds = bufs[2].Get<float>();
@@ -674,103 +720,225 @@ BackwardBuffers CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& pip
     Duplicate(u.sb.mask_h, half(0.0f), static_cast<int32_t>(rq * tk));
     Cast(u.sb.mask_raw, u.sb.mask_h, RoundMode::CAST_NONE, static_cast<int32_t>(rq * tk));
   }
+  if constexpr (BackwardBuffers<T>::kNarrow) {
+    pipe.InitBuffer(bufs[11], rq * tk * 2);
+    pipe.InitBuffer(bufs[12], rq * tk * 2);
+    pipe.InitBuffer(bufs[13], acc_rows * ap * 2);
+    u.p_n = bufs[11].Get<T>();
+    u.ds_n = bufs[12].Get<T>();
+    u.rows_n = bufs[13].Get<T>();
+    // Columns past D are never copied in: give them a defined value once.
+    Duplicate(u.rows_n, T(0.0f), static_cast<int32_t>(acc_rows * ap));
+  }
   // Columns past a block's width are never copied in: give them a defined value once.
   Duplicate(u.sb.s, 0.0f, static_cast<int32_t>(rq * tk));
   Duplicate(u.ds, 0.0f, static_cast<int32_t>(rq * tk));
-  Duplicate(u.acc1, 0.0f, static_cast<int32_t>(acc_rows * dmax));
-  Duplicate(u.acc2, 0.0f, static_cast<int32_t>(acc_rows * dmax));
-  Duplicate(u.prod, 0.0f, static_cast<int32_t>(acc_rows * dmax));
+  Duplicate(u.acc1, 0.0f, static_cast<int32_t>(acc_rows * ap));
+  Duplicate(u.acc2, 0.0f, static_cast<int32_t>(acc_rows * ap));
+  Duplicate(u.prod, 0.0f, static_cast<int32_t>(acc_rows * ap));
   return u;
 }
 
-// The group's backward slots: S, dP, P, dS (tq x tk each), then the products.
+// Loads `rows` GM rows of `cols` elements of T (pitch `src_pitch`) into the fp32 UB rows `dst`
+// (pitch FaBackwardPitch(cols)), through u.rows_n when T is 16-bit.
+template <class T>
+void LoadRowsAsFloat(BackwardBuffers<T>& u, const LocalTensor<float>& dst,
+                     const AscendC::GlobalTensor<T>& src, int64_t rows, int64_t cols,
+                     int64_t src_pitch) {
+  using namespace AscendC;
+  const int64_t pitch = FaBackwardPitch(cols);
+  Sync<HardEvent::V_MTE2>();
+  if constexpr (BackwardBuffers<T>::kNarrow) {
+    LoadRows(u.rows_n, src, rows, cols, src_pitch, pitch);
+    Sync<HardEvent::MTE2_V>();
+    Cast(dst, u.rows_n, RoundMode::CAST_NONE, static_cast<int32_t>(rows * pitch));
+  } else {
+    LoadRows(dst, src, rows, cols, src_pitch, pitch);
+    Sync<HardEvent::MTE2_V>();
+  }
+}
+
+// Stores `rows` fp32 UB rows (pitch FaBackwardPitch(cols)) as T to GM rows `dst_pitch` apart.
+template <class T>
+void StoreRowsAs(BackwardBuffers<T>& u, const AscendC::GlobalTensor<T>& dst,
+                 const LocalTensor<float>& src, int64_t rows, int64_t cols, int64_t dst_pitch) {
+  using namespace AscendC;
+  const int64_t pitch = FaBackwardPitch(cols);
+  if constexpr (BackwardBuffers<T>::kNarrow) {
+    Cast(u.rows_n, src, RoundMode::CAST_RINT, static_cast<int32_t>(rows * pitch));
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(dst, u.rows_n, rows, cols, pitch, dst_pitch);
+  } else {
+    Sync<HardEvent::V_MTE3>();
+    StoreRows(dst, src, rows, cols, pitch, dst_pitch);
+  }
+  Sync<HardEvent::MTE3_V>();
+}
+
+// Adds `rows` rows of `cols` fp32 elements of a product slot (pitch `slot_pitch`) to the UB
+// accumulator `acc` (pitch FaBackwardPitch(cols)).
+template <class T>
+void Accumulate(BackwardBuffers<T>& u, const LocalTensor<float>& acc,
+                const AscendC::GlobalTensor<float>& slot, int64_t rows, int64_t cols,
+                int64_t slot_pitch) {
+  using namespace AscendC;
+  const int64_t pitch = FaBackwardPitch(cols);
+  Sync<HardEvent::V_MTE2>();
+  LoadRows(u.prod, slot, rows, cols, slot_pitch, pitch);
+  Sync<HardEvent::MTE2_V>();
+  Add(acc, acc, u.prod, static_cast<int32_t>(rows * pitch));
+}
+
+// The group's backward slots (Note [Backward slots]): S, dP (fp32), P, dS (T), tq x tk each,
+// then two fp32 products of max(tq, tk) x max(d, dv) padded.
+template <class T>
 struct BackwardSlots {
-  AscendC::GlobalTensor<float> s, dp, p, ds, prod1, prod2;
+  std::array<AscendC::GlobalTensor<float>, 2> s, dp, prod1, prod2;
+  std::array<AscendC::GlobalTensor<T>, 2> p, ds;
 };
-inline BackwardSlots SlotsOf(const FlashAttentionTiling& t, int64_t group) {
+template <class T>
+BackwardSlots<T> BackwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
   float* ws = t.ws + group * t.ws_group_floats;
   const int64_t tile = int64_t{t.tq} * t.tk;
+  const int64_t narrow = tile * static_cast<int64_t>(sizeof(T)) / 4;
   const int64_t prod = std::max<int64_t>(t.tq, t.tk) * std::max(t.DPad(), t.DvPad());
-  BackwardSlots s;
-  s.s = Gm(ws, tile);
-  s.dp = Gm(ws + tile, tile);
-  s.p = Gm(ws + 2 * tile, tile);
-  s.ds = Gm(ws + 3 * tile, tile);
-  s.prod1 = Gm(ws + 4 * tile, prod);
-  s.prod2 = Gm(ws + 4 * tile + prod, prod);
-  return s;
+  const int64_t set = 2 * tile + 2 * narrow + 2 * prod;
+  BackwardSlots<T> sl;
+  for (int32_t i = 0; i < t.slots; ++i) {
+    float* w = ws + i * set;
+    sl.s[i] = Gm(w, tile);
+    sl.dp[i] = Gm(w + tile, tile);
+    sl.p[i] = Gm<T>(w + 2 * tile, tile);
+    sl.ds[i] = Gm<T>(w + 2 * tile + narrow, tile);
+    sl.prod1[i] = Gm(w + 2 * tile + 2 * narrow, prod);
+    sl.prod2[i] = Gm(w + 2 * tile + 2 * narrow + prod, prod);
+  }
+  return sl;
+}
+
+// The AIVs' "probabilities ready" of a pair (Note [Backward slots]).
+inline void ReleaseProbs(const FlashAttentionTiling& t) {
+  using namespace AscendC;
+  if (t.slots > 1) {
+    CrossCoreSetFlag<1, PIPE_MTE3>(kRowsStored);
+    CrossCoreWaitFlag<1, PIPE_MTE3>(kRowsStored);
+  }
+  CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
+}
+
+// The AIC side of both passes: S and dP of every pair `pairs` visits, each pair's products
+// `slots` - 1 pairs later (Note [Backward slots]). `pairs(score)` calls score(b, n, nk, q0, rows,
+// k0, bk) for each live pair in order; `product(slot, pair)` runs the pair's products.
+struct BackwardPair {
+  int64_t b = 0, n = 0, nk = 0, q0 = 0, rows = 0, k0 = 0, bk = 0;
+};
+template <class T, class Pairs, class Products>
+void BackwardCube(const FlashAttentionTiling& t, const Pairs& pairs, const Products& products) {
+  using namespace AscendC;
+  using InType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, T>;
+  using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  TPipe pipe;
+  AscendC::Matmul<InType, InType, FType> mm;
+  mm.Init(&t.mm, &pipe);
+  const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gk = Gm<T>(t.k.data, t.k.span),
+                        gv = Gm<T>(t.v.data, t.v.span), gdo = Gm<T>(t.dout.data, t.dout.span);
+  const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, GetBlockIdx());
+  std::array<BackwardPair, 2> pending{};
+  int64_t issued = 0, done = 0;  // pairs whose scores, resp. products, the AIC has computed
+  const auto product = [&] {
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
+    products(mm, sl, done % t.slots, pending[done % 2]);
+    CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    ++done;
+  };
+  pairs([&](const BackwardPair& pr) {
+    const int64_t slot = issued % t.slots;
+    Product(mm, sl.s[slot], t.tk, gq[t.q.Offset(pr.b, pr.n, pr.q0)], false, t.q.ss,
+            gk[t.k.Offset(pr.b, pr.nk, pr.k0)], true, t.k.ss, pr.rows, pr.bk, t.d);
+    Product(mm, sl.dp[slot], t.tk, gdo[t.dout.Offset(pr.b, pr.n, pr.q0)], false, t.dout.ss,
+            gv[t.v.Offset(pr.b, pr.nk, pr.k0)], true, t.v.ss, pr.rows, pr.bk, t.dv);
+    CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
+    pending[issued % 2] = pr;
+    ++issued;
+    if (issued - done >= t.slots) product();
+  });
+  while (done < issued) product();
 }
 
 }  // namespace fa_detail
 
 // The dQ pass (items: batch, q head, q tile). Its AIVs also write rowsum(dO * O) per row to
-// t.softmax_sum's sibling `dsum` (B, Nq, Sq, 8) for the dK/dV pass.
-template <class Hooks>
+// `dsum` (B, Nq, Sq, 8) for the dK/dV pass. T: the element type of Q, K, V, dO, O and dQ.
+template <class Hooks, class T = float>
 void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) {
   using namespace AscendC;
   using namespace fa_detail;
   const int64_t group_heads = t.nq / t.nkv;
   const int64_t items = t.batch * t.nq * t.QTiles();
   const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
-  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
-                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
+  const GlobalTensor<T> gk = Gm<T>(t.k.data, t.k.span);
   if ASCEND_IS_AIC {
-    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    TPipe pipe;
-    AscendC::Matmul<FType, FType, FType> mm;
-    mm.Init(&t.mm, &pipe);
-    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
-    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
-      const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
-      const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
-      const int64_t nk = n / group_heads;
-      for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
-        const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
-        if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-        Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, gk[t.k.Offset(b, nk, k0)],
-                true, t.k.ss, rows, bk, t.d);
-        Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
-                gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
-        CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
-        CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-        Product(mm, sl.prod1, t.DPad(), sl.ds, false, t.tk, gk[t.k.Offset(b, nk, k0)], false,
-                t.k.ss, rows, t.d, bk);
-        CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    const auto pairs = [&](const auto& score) {
+      for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+        BackwardPair pr;
+        pr.b = item / (t.nq * t.QTiles());
+        pr.n = item / t.QTiles() % t.nq;
+        pr.nk = pr.n / group_heads;
+        pr.q0 = item % t.QTiles() * t.tq;
+        pr.rows = std::min<int64_t>(t.tq, t.sq - pr.q0);
+        for (pr.k0 = 0; pr.k0 < t.skv; pr.k0 += t.tk) {
+          pr.bk = std::min<int64_t>(t.tk, t.skv - pr.k0);
+          if (t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) score(pr);
+        }
       }
-    }
+    };
+    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t slot,
+                              const BackwardPair& pr) {
+      Product(mm, sl.prod1[slot], t.DPad(), sl.ds[slot], false, t.tk,
+              gk[t.k.Offset(pr.b, pr.nk, pr.k0)], false, t.k.ss, pr.rows, t.d, pr.bk);
+    };
+    BackwardCube<T>(t, pairs, products);
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[11];
-  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  TBuf<TPosition::VECCALC> bufs[14];
+  BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
-  const BackwardSlots sl = SlotsOf(t, group);
-  const GlobalTensor<float> go = Gm(t.o.data, t.o.span), gdq = Gm(t.grad_q.data, t.grad_q.span);
+  const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
+  const GlobalTensor<T> go = Gm<T>(t.o.data, t.o.span), gdo = Gm<T>(t.dout.data, t.dout.span),
+                        gdq = Gm<T>(t.grad_q.data, t.grad_q.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
                             gsum = Gm(t.softmax_sum, stat_span), gdsum = Gm(dsum, stat_span);
-  const int64_t dp = t.DPad(), dvp = t.DvPad();
+  const int64_t dp = t.DPad(), dva = FaBackwardPitch(t.dv);
   BackwardRows st;
+  int64_t issued = 0, done = 0;  // pairs whose dS, resp. product, this AIV has handled
+  RowShare me;
+  const auto accumulate = [&] {
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+    if (me.count > 0) {
+      Accumulate(u, u.acc1, sl.prod1[done % t.slots][me.first * dp], me.count, t.d, dp);
+    }
+    ++done;
+  };
   for (int64_t item = group; item < items; item += groups) {
     const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
     const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
-    const RowShare me = ShareOf(rows);
+    me = ShareOf(rows);
     const int64_t i0 = q0 + me.first, stat_row = (b * t.nq + n) * t.sq + i0;
     if (me.count > 0) {
       LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
       LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
       for (int64_t r = 0; r < me.count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
-      // rowsum(dO * O), saved for the dK/dV pass.
-      Sync<HardEvent::V_MTE2>();
-      LoadRows(u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss, dvp);
-      LoadRows(u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss, dvp);
-      Sync<HardEvent::MTE2_V>();
-      Mul(u.prod, u.prod, u.acc1, static_cast<int32_t>(me.count * dvp));
+      // rowsum(dO * O) in fp32, saved for the dK/dV pass.
+      LoadRowsAsFloat(u, u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss);
+      LoadRowsAsFloat(u, u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss);
+      Mul(u.prod, u.prod, u.acc1, static_cast<int32_t>(me.count * dva));
       for (int64_t r = 0; r < me.count; ++r) {
-        st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dvp], u.sb.result, u.sb.reduce_tmp,
+        st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dva], u.sb.result, u.sb.reduce_tmp,
                                     static_cast<uint32_t>(t.dv));
         Duplicate(u.stat[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
       }
-      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * dp));
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * FaBackwardPitch(t.d)));
       Sync<HardEvent::V_MTE3>();
       StoreRows(gdsum[stat_row * kFaStatWidth], u.stat, 1, me.count * kFaStatWidth, 0, 0);
       Sync<HardEvent::MTE3_V>();
@@ -778,85 +946,89 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
+      const int64_t slot = issued % t.slots;
       CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
       if (me.count > 0) {
-        BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, false);
+        BackwardScores<Hooks, T>(t, u, st, me, b, n, q0, k0, bk, sl.s[slot], sl.dp[slot],
+                                 sl.p[slot], sl.ds[slot], false);
       }
-      CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
-      CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
-      if (me.count > 0) {
-        LoadRows(u.prod, sl.prod1[me.first * dp], me.count, t.d, dp, dp);
-        Sync<HardEvent::MTE2_V>();
-        Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(me.count * dp));
-        Sync<HardEvent::V_MTE2>();
-      }
+      ReleaseProbs(t);
+      ++issued;
+      if (issued - done >= t.slots) accumulate();
     }
+    while (done < issued) accumulate();
     if (me.count == 0) continue;
-    Sync<HardEvent::V_MTE3>();
-    StoreRows(gdq[t.grad_q.Offset(b, n, i0)], u.acc1, me.count, t.d, dp, t.grad_q.ss);
-    Sync<HardEvent::MTE3_V>();
+    StoreRowsAs(u, gdq[t.grad_q.Offset(b, n, i0)], u.acc1, me.count, t.d, t.grad_q.ss);
   }
 }
 
-// The dK/dV pass (items: batch, kv head, kv block); reads the dQ pass's `dsum`.
-template <class Hooks>
+// The dK/dV pass (items: batch, kv head, kv block); reads the dQ pass's `dsum`. T as the dQ
+// pass's, also the type of dK and dV.
+template <class Hooks, class T = float>
 void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float* dsum) {
   using namespace AscendC;
   using namespace fa_detail;
   const int64_t group_heads = t.nq / t.nkv;
   const int64_t items = t.batch * t.nkv * t.KvBlocks();
   const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
-  const GlobalTensor<float> gq = Gm(t.q.data, t.q.span), gk = Gm(t.k.data, t.k.span),
-                            gv = Gm(t.v.data, t.v.span), gdo = Gm(t.dout.data, t.dout.span);
   const int64_t dp = t.DPad(), dvp = t.DvPad();
   if ASCEND_IS_AIC {
-    using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
-    TPipe pipe;
-    AscendC::Matmul<FType, FType, FType> mm;
-    mm.Init(&t.mm, &pipe);
-    const BackwardSlots sl = SlotsOf(t, GetBlockIdx());
-    for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
-      const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
-      const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
-      for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
-        for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
-          const int64_t rows = std::min<int64_t>(t.tq, t.sq - q0);
-          if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-          Product(mm, sl.s, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
-                  gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
-          Product(mm, sl.dp, t.tk, gdo[t.dout.Offset(b, n, q0)], false, t.dout.ss,
-                  gv[t.v.Offset(b, nk, k0)], true, t.v.ss, rows, bk, t.dv);
-          CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
-          CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-          // dV += P^T dO, dK += dS^T Q (P and dS are stored rows x bk: transposed A).
-          Product(mm, sl.prod1, dvp, sl.p, true, t.tk, gdo[t.dout.Offset(b, n, q0)], false,
-                  t.dout.ss, bk, t.dv, rows);
-          Product(mm, sl.prod2, dp, sl.ds, true, t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss, bk,
-                  t.d, rows);
-          CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gdo = Gm<T>(t.dout.data, t.dout.span);
+    const auto pairs = [&](const auto& score) {
+      for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
+        BackwardPair pr;
+        pr.b = item / (t.nkv * t.KvBlocks());
+        pr.nk = item / t.KvBlocks() % t.nkv;
+        pr.k0 = item % t.KvBlocks() * t.tk;
+        pr.bk = std::min<int64_t>(t.tk, t.skv - pr.k0);
+        for (pr.n = pr.nk * group_heads; pr.n < (pr.nk + 1) * group_heads; ++pr.n) {
+          for (pr.q0 = 0; pr.q0 < t.sq; pr.q0 += t.tq) {
+            pr.rows = std::min<int64_t>(t.tq, t.sq - pr.q0);
+            if (t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) score(pr);
+          }
         }
       }
-    }
+    };
+    // dV += P^T dO, dK += dS^T Q (P and dS are stored rows x bk: transposed A).
+    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t slot,
+                              const BackwardPair& pr) {
+      Product(mm, sl.prod1[slot], dvp, sl.p[slot], true, t.tk,
+              gdo[t.dout.Offset(pr.b, pr.n, pr.q0)], false, t.dout.ss, pr.bk, t.dv, pr.rows);
+      Product(mm, sl.prod2[slot], dp, sl.ds[slot], true, t.tk, gq[t.q.Offset(pr.b, pr.n, pr.q0)],
+              false, t.q.ss, pr.bk, t.d, pr.rows);
+    };
+    BackwardCube<T>(t, pairs, products);
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[11];
-  BackwardBuffers u = CarveBackward<Hooks>(t, pipe, bufs);
+  TBuf<TPosition::VECCALC> bufs[14];
+  BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
-  const BackwardSlots sl = SlotsOf(t, group);
-  const GlobalTensor<float> gdk = Gm(t.grad_k.data, t.grad_k.span),
-                            gdv = Gm(t.grad_v.data, t.grad_v.span);
+  const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
+  const GlobalTensor<T> gdk = Gm<T>(t.grad_k.data, t.grad_k.span),
+                        gdv = Gm<T>(t.grad_v.data, t.grad_v.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, stat_span),
                             gsum = Gm(t.softmax_sum, stat_span),
                             gdsum = Gm(const_cast<float*>(dsum), stat_span);
   BackwardRows st;
+  int64_t issued = 0, done = 0;  // pairs whose dS, resp. products, this AIV has handled
+  RowShare kv;                   // this AIV's kv rows of the block
+  const auto accumulate = [&] {
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
+    if (kv.count > 0) {
+      const int64_t slot = done % t.slots;
+      Accumulate(u, u.acc1, sl.prod1[slot][kv.first * dvp], kv.count, t.dv, dvp);
+      Accumulate(u, u.acc2, sl.prod2[slot][kv.first * dp], kv.count, t.d, dp);
+    }
+    ++done;
+  };
   for (int64_t item = group; item < items; item += groups) {
     const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
     const int64_t k0 = item % t.KvBlocks() * t.tk, bk = std::min<int64_t>(t.tk, t.skv - k0);
-    const RowShare kv = ShareOf(bk);  // this AIV's kv rows of the block
+    kv = ShareOf(bk);
     if (kv.count > 0) {
-      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(kv.count * dvp));  // dV
-      Duplicate(u.acc2, 0.0f, static_cast<int32_t>(kv.count * dp));   // dK
+      Duplicate(u.acc1, 0.0f, static_cast<int32_t>(kv.count * FaBackwardPitch(t.dv)));  // dV
+      Duplicate(u.acc2, 0.0f, static_cast<int32_t>(kv.count * FaBackwardPitch(t.d)));   // dK
     }
     for (int64_t n = nk * group_heads; n < (nk + 1) * group_heads; ++n) {
       for (int64_t q0 = 0; q0 < t.sq; q0 += t.tq) {
@@ -872,29 +1044,21 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
             st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
           }
         }
+        const int64_t slot = issued % t.slots;
         CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
         if (me.count > 0) {
-          BackwardScores<Hooks>(t, u, st, me, b, n, q0, k0, bk, sl.s, sl.dp, sl.p, sl.ds, true);
+          BackwardScores<Hooks, T>(t, u, st, me, b, n, q0, k0, bk, sl.s[slot], sl.dp[slot],
+                                   sl.p[slot], sl.ds[slot], true);
         }
-        CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
-        CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
-        if (kv.count > 0) {
-          LoadRows(u.prod, sl.prod1[kv.first * dvp], kv.count, t.dv, dvp, dvp);
-          Sync<HardEvent::MTE2_V>();
-          Add(u.acc1, u.acc1, u.prod, static_cast<int32_t>(kv.count * dvp));
-          Sync<HardEvent::V_MTE2>();
-          LoadRows(u.prod, sl.prod2[kv.first * dp], kv.count, t.d, dp, dp);
-          Sync<HardEvent::MTE2_V>();
-          Add(u.acc2, u.acc2, u.prod, static_cast<int32_t>(kv.count * dp));
-          Sync<HardEvent::V_MTE2>();
-        }
+        ReleaseProbs(t);
+        ++issued;
+        if (issued - done >= t.slots) accumulate();
       }
     }
+    while (done < issued) accumulate();
     if (kv.count == 0) continue;
-    Sync<HardEvent::V_MTE3>();
-    StoreRows(gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, dvp, t.grad_v.ss);
-    StoreRows(gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, dp, t.grad_k.ss);
-    Sync<HardEvent::MTE3_V>();
+    StoreRowsAs(u, gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, t.grad_v.ss);
+    StoreRowsAs(u, gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, t.grad_k.ss);
   }
 }
 
