@@ -22,7 +22,12 @@
 // comes from a second, unprofiled run at the full shape.
 //
 //   build/benchmarks/fused_model [chip] [--small] [--batch-slice N] [--json FILE]
+//                                [--attention B,N,S,D] [--epilogue M,N,K] [--fused-only]
 //     --small: only the small shapes (a quick run, tests/docs/fused_table_test.py)
+//     --attention / --epilogue: only these shapes (both dtypes of attention, fp16 epilogue);
+//     --fused-only: skip the unfused compositions. With either shape option, each fused row is
+//     followed by its launch's msprof-style per-core metrics (aic_mac_ratio, ...: busy over the
+//     time of the cores that ran) and its modeled body time.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -46,6 +51,8 @@ namespace ops = aicore::ops;
 namespace perf = aicore::perf;
 using aicore::DType;
 using aicore::Status;
+
+bool g_fused_only = false;  // --fused-only
 
 const char* DtName(DType d) {
   return d == DType::kF32 ? "fp32" : d == DType::kF16 ? "fp16" : "bf16";
@@ -93,6 +100,7 @@ struct Outcome {
   double ratio[kPipeColumns] = {};
   double peak_bytes = 0, extra_bytes = 0;
   double host_s = 0;
+  std::string metrics;  // the last launch's per-core msprof-style ratios
 };
 
 // Runs `body` (operands already allocated: `before` bytes live) under a profiler replaying on
@@ -122,6 +130,19 @@ Outcome Measure(const aicore::arch::Chip& chip, const std::function<Status()>& b
     return o;
   }
   double busy[kPipeColumns] = {};
+  for (const char* name : {"aic_mac_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
+                           "aic_fixpipe_ratio", "aiv_vec_ratio", "aiv_mte2_ratio",
+                           "aiv_mte3_ratio"}) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%s%s %.3f", o.metrics.empty() ? "" : ", ", name,
+                  results.back().Metric(name));
+    o.metrics += buf;
+  }
+  {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), ", body_us %.1f", results.back().body_us);
+    o.metrics += buf;
+  }
   for (const perf::LaunchResult& r : results) {
     ++o.launches;
     o.max_blocks = std::max(o.max_blocks, r.block_dim);
@@ -218,6 +239,7 @@ void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64
   s.b = std::min(full.b, slice);
   const int scale = static_cast<int>(full.b / s.b);
   for (bool fused : {true, false}) {
+    if (!fused && g_fused_only) continue;
     aicore::rt::ReleaseDeviceMemory(0);  // the peak counts this case only
     std::function<Status()> call = AttentionCall(s, dt, fused);
     Row row{"attention", DtName(dt), full.Name(), fused ? "fused" : "unfused", "", {}, scale};
@@ -248,6 +270,7 @@ void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64
 void MatmulEpilogue(const aicore::arch::Chip& chip, int64_t m, int64_t n, int64_t k, DType dt,
                     std::vector<Row>* rows) {
   for (bool fused : {true, false}) {
+    if (!fused && g_fused_only) continue;
     aicore::rt::ReleaseDeviceMemory(0);
     void* a = DeviceValues(m * k, dt, 0.1f);
     void* b = DeviceValues(k * n, dt, 0.2f);
@@ -299,9 +322,22 @@ int Run(int argc, char** argv) {
   const char* json_path = nullptr;
   bool small = false;
   int64_t batch_slice = 1;
+  bool fused_only = false;
+  long long attn[4] = {0, 0, 0, 0}, epi[3] = {0, 0, 0};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--small") == 0) {
       small = true;
+    } else if (std::strcmp(argv[i], "--fused-only") == 0) {
+      fused_only = true;
+    } else if (std::strcmp(argv[i], "--attention") == 0 && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%lld,%lld,%lld,%lld", &attn[0], &attn[1], &attn[2],
+                           &attn[3]) == 4 && attn[0] > 0 && attn[1] > 0 && attn[2] > 0 &&
+               attn[3] > 0) {
+      ++i;
+    } else if (std::strcmp(argv[i], "--epilogue") == 0 && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%lld,%lld,%lld", &epi[0], &epi[1], &epi[2]) == 3 &&
+               epi[0] > 0 && epi[1] > 0 && epi[2] > 0) {
+      ++i;
     } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json_path = argv[++i];
     } else if (std::strcmp(argv[i], "--batch-slice") == 0 && i + 1 < argc) {
@@ -309,7 +345,8 @@ int Run(int argc, char** argv) {
     } else if (argv[i][0] != '-') {
       chip_name = argv[i];
     } else {
-      std::fprintf(stderr, "usage: %s [chip] [--small] [--batch-slice N] [--json FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [chip] [--small] [--batch-slice N] [--json FILE] "
+                   "[--attention B,N,S,D] [--epilogue M,N,K] [--fused-only]\n", argv[0]);
       return 2;
     }
   }
@@ -318,12 +355,23 @@ int Run(int argc, char** argv) {
   const aicore::arch::Chip& chip = aicore::arch::DefaultChip();
 
   std::vector<Row> rows;
+  const bool chosen = attn[0] > 0 || epi[0] > 0;
+  g_fused_only = fused_only;
   const AttentionShape small_attn{1, 8, 512, 64}, big_attn{8, 16, 2048, 128};
-  for (DType dt : {DType::kF32, DType::kF16}) {
-    Attention(chip, small_attn, small_attn.b, dt, &rows);
-    if (!small) Attention(chip, big_attn, batch_slice, dt, &rows);
+  if (chosen) {
+    if (attn[0] > 0) {
+      const AttentionShape a{attn[0], attn[1], attn[2], attn[3]};
+      for (DType dt : {DType::kF32, DType::kF16}) Attention(chip, a, batch_slice, dt, &rows);
+    }
+    if (epi[0] > 0) MatmulEpilogue(chip, epi[0], epi[1], epi[2], DType::kF16, &rows);
+  } else {
+    for (DType dt : {DType::kF32, DType::kF16}) {
+      Attention(chip, small_attn, small_attn.b, dt, &rows);
+      if (!small) Attention(chip, big_attn, batch_slice, dt, &rows);
+    }
   }
-  if (small) {
+  if (chosen) {
+  } else if (small) {
     MatmulEpilogue(chip, 256, 256, 256, DType::kF16, &rows);
   } else {
     MatmulEpilogue(chip, 4096, 4096, 4096, DType::kF16, &rows);
@@ -348,6 +396,7 @@ int Run(int argc, char** argv) {
                 r.out.peak_bytes / (1 << 20), r.out.extra_bytes / (1 << 20));
     for (double v : r.out.ratio) std::printf(" | %.2f", v);
     std::printf(" | %s |\n", r.note.c_str());
+    if (chosen && r.variant == "fused") std::printf("|  per core: %s |\n", r.out.metrics.c_str());
   }
   std::printf(
       "\nchip %s: %d AIC + %d AIV at %.0f MHz; modeled us = sum of kernel times incl. "

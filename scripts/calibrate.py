@@ -250,6 +250,22 @@ def generate(build, full):
              "core, the published 0.01 implies a faster L0C -> GM path that no source states). "
              "In the add cases the modeled MTE2 and MTE3 are busier than published because a copy "
              "throttled by its HBM share occupies its pipe for the whole transfer.\n")
+    o.append("## L2 writes\n")
+    o.append("GM writes into lines L2 holds land in L2 at the pipe's L2 write rate (L0C -> L2 86 "
+             "B/cycle, UB -> L2 64 B/cycle; `fix_l2_write_bytes_per_cycle`, "
+             "`mte3_l2_write_bytes_per_cycle` in the preset, Note [L2 reuse] in "
+             "aicore/perf/model.cc); other writes go at the GM rate and allocate their lines. "
+             "Every table above is the same before and after that model, to the last digit: no "
+             "published case rewrites or reads back what it wrote (add's output and matmul's C are "
+             "written once, to lines L2 does not hold), so their writes stay at the GM rate. It "
+             "matches the one published write rate of a cold MTE3 copy (add c1: 128 MiB from one "
+             "core in 2613 us, about 28 B/cycle). It does not explain the MDL cases' Fixpipe, "
+             "whose C writes are cold too: the published 47.85 us of case 5 is about 63 B/cycle "
+             "per core, so a cold L0C -> GM write is faster than the 32 B/cycle GE figure, and "
+             "the modeled aic_fixpipe stays above the published one (0.100 at K = 2048 against "
+             "0.012; about a quarter of that at the full K, still twice it). The L2 write rates "
+             "move kernels that rewrite a small workspace (fused attention's score and "
+             "probability slots, read back by the other core type).\n")
     o.append("## What the model is\n")
     o.append("The constants (each with its source) are in `aicore/arch/presets/ascend910b1.json`; "
              "the model is described in [profiling.md](profiling.md#the-model). Which constants "

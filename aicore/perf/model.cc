@@ -13,8 +13,10 @@
 //   and the issue clock.
 // - SyncAll: a core arrives when it has drained; when every unfinished core has arrived or is
 //   blocked, all arrived cores resume at the latest arrival (+ sync_all_cycles).
-// - Cross-core flags are counters: a set appends its completion time to the flag's FIFO, a wait
-//   consumes the oldest one (blocking the core until some core has set it).
+// - Cross-core flags are counters: an increment's time is its last set's completion (one set per
+//   participant: a core's second set waits for the others' next ones, as the sim counts them),
+//   appended to the flag's FIFO; a wait consumes the oldest one (blocking the core until some
+//   core has set it).
 // - Blocks beyond the chip's cores of their type run in waves: block j starts when block
 //   j - cores has finished, on the same physical core.
 // - GM traffic: every (core, pipe) pair that moves GM bytes in the launch is a stream; a GM copy
@@ -31,9 +33,17 @@
 // holds are hits, costing bytes / l2_read_bytes_per_cycle and taking no HBM share; the rest
 // misses and allocates its lines. So hits follow reuse distance: data read again after less
 // than L2's worth of other lines hits, data whose working set between reuses exceeds L2 misses,
-// however large the whole footprint. Deterministic. Not modelled: writes (they go to the HBM and
-// do not allocate lines), associativity, the L2 cache-mode hint (SetL2CacheHint does not reach
-// the records).
+// however large the whole footprint. Deterministic.
+// Writes, when the preset gives an L2 write rate (fix_l2_write_bytes_per_cycle,
+// mte3_l2_write_bytes_per_cycle): GM reads and writes by the MTEs are cached in L2 by default
+// (2201 memory-access rules), so a copy's GM writes run through the same LRU, interleaved with
+// the reads in program order. Bytes into lines the cache holds (a workspace rewritten every
+// iteration, a tile read back by another core) land in L2: they cost bytes / the pipe's L2 write
+// rate and take no HBM share. The rest go at the GM rate with their HBM share, and allocate their
+// lines (write-allocate), so a later read or rewrite of them hits. A dirty line's write-back on
+// eviction is not charged. Without an L2 write rate writes neither hit nor allocate.
+// Not modelled: associativity, the L2 cache-mode hint (SetL2CacheHint does not reach the
+// records).
 //
 // Note [GM bursts]
 // GM is read in bursts (128/256/512 B by chip: ascendc-reference.md 9.5), so a contiguous run
@@ -56,6 +66,8 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <queue>
 
 #include "aicore/core/status.h"
@@ -137,6 +149,19 @@ CostModel::CostModel(const arch::Chip& chip) {
   mte1_head_ = Need(chip, p, "mte1_head_cycles");
   fix_bw_ = Need(chip, p, "fix_bytes_per_cycle");
   fix_head_ = Need(chip, p, "fix_head_cycles");
+  // Optional: GM writes into lines L2 holds (Note [L2 reuse]); default: the GM rate, no L2 writes.
+  if (p.contains("fix_l2_write_bytes_per_cycle")) {
+    fix_l2_bw_ = Need(chip, p, "fix_l2_write_bytes_per_cycle");
+  }
+  if (p.contains("mte3_l2_write_bytes_per_cycle")) {
+    mte3_l2_bw_ = Need(chip, p, "mte3_l2_write_bytes_per_cycle");
+  }
+  for (double v : {fix_l2_bw_, mte3_l2_bw_}) {
+    if (v < 0) {
+      Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
+           ": an l2_write_bytes_per_cycle entry of pipes is ", v, "; it must be positive");
+    }
+  }
   cube_head_ = Need(chip, p, "cube_head_cycles");
   flag_cycles_ = Need(chip, p, "flag_cycles");
   sync_all_cycles_ = Need(chip, p, "sync_all_cycles");
@@ -227,6 +252,17 @@ double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit
     if (hit > 0) t += b * hit / l2_read_bw_;
     return t;
   }
+  if (r.op == Op::kCopy && r.dst == arch::Buffer::kGm && l2_hit > 0 &&
+      (r.pipe == Pipe::kFix || r.pipe == Pipe::kMte3)) {
+    // A write partly into lines L2 holds (Note [L2 reuse]).
+    const bool fix = r.pipe == Pipe::kFix;
+    const double l2_bw = fix ? fix_l2_bw_ : mte3_l2_bw_;
+    if (l2_bw > 0) {
+      const double hit = std::clamp(l2_hit, 0.0, 1.0);
+      return (fix ? fix_head_ : mte3_head_) + bytes * (1 - hit) / rate(fix ? fix_bw_ : mte3_bw_) +
+             bytes * hit / l2_bw;
+    }
+  }
   switch (r.pipe) {
     case Pipe::kV:
       if (r.op == Op::kCopy) return VectorCost("Copy", r.dtype, r.elements, r.repeat);
@@ -281,6 +317,7 @@ struct GmPlan {
   std::vector<double> core_hit;  // per core: hit bytes / read bytes
   uint64_t read = 0, distinct = 0;
   double hit_fraction = 0;
+  double write_hit_fraction = 0;  // of GM write bytes into lines L2 held
   int streams = 0;
   double static_share = 0;
 };
@@ -422,69 +459,94 @@ GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
   }
   const uint64_t burst = m.gm_burst_bytes();
   bool l2 = m.l2_read_bytes_per_cycle() > 0 && m.l2_bytes() > 0 && m.l2_line_bytes() > 0;
+  const bool writes = l2 && m.l2_writes();
   plan.core_hit.assign(n, 0.0);
-  // Shortcuts that change nothing: when no byte is read twice and every range starts and ends
-  // on a line, no two reads share a line, so nothing can hit; when every range is whole bursts,
-  // rounding changes nothing.
-  bool aligned = true, whole_bursts = true;
+  // Shortcuts that change nothing: when no byte is read twice (nor written, with L2 writes) and
+  // every range starts and ends on a line, no two accesses share a line, so nothing can hit;
+  // when every range is whole bursts, rounding changes nothing.
+  bool aligned = true, whole_bursts = true, any_write = false;
   for (const auto& core : l.cores) {
     for (const GmRange& r : core->gm_reads) {
       if (l2 && (r.lo % m.l2_line_bytes() != 0 || r.hi % m.l2_line_bytes() != 0)) aligned = false;
       if (burst > 0 && (r.hi - r.lo) % burst != 0) whole_bursts = false;
     }
+    any_write |= writes && !core->gm_writes.empty();
   }
-  if (l2 && aligned && plan.distinct == plan.read) l2 = false;
+  if (l2 && aligned && plan.distinct == plan.read && !any_write) l2 = false;
   if (!l2 && (burst == 0 || whole_bursts)) return plan;
   plan.hit.resize(n);
   plan.read_bytes.resize(n);
   std::vector<std::vector<double>> len(n);  // per record: bytes asked for
+  // Per core, the GM accesses the L2 model sees, in program order: (range, is a write).
+  std::vector<std::vector<std::pair<const GmRange*, bool>>> seq(n);
+  std::vector<uint64_t> total(n, 0);
   for (size_t c = 0; c < n; ++c) {
-    if (l.cores[c]->gm_reads.empty()) continue;
-    const size_t recs = l.cores[c]->records.size();
+    const CoreStream& cs = *l.cores[c];
+    const std::vector<GmRange> none;
+    const std::vector<GmRange>& w = writes ? cs.gm_writes : none;
+    if (cs.gm_reads.empty() && w.empty()) continue;
+    const size_t recs = cs.records.size();
     plan.hit[c].assign(recs, 0.0);
     plan.read_bytes[c].assign(recs, 0.0);
     len[c].assign(recs, 0.0);
+    seq[c].reserve(cs.gm_reads.size() + w.size());
+    for (size_t i = 0, j = 0; i < cs.gm_reads.size() || j < w.size();) {
+      const bool read = j >= w.size() || (i < cs.gm_reads.size() &&
+                                          cs.gm_reads[i].record <= w[j].record);
+      seq[c].emplace_back(read ? &cs.gm_reads[i++] : &w[j++], !read);
+    }
+    total[c] = cs.gm_read_bytes + (writes ? cs.gm_write_bytes : 0);
   }
   const uint64_t line = l2 ? m.l2_line_bytes() : 1;
   size_t ranges = 0;
-  for (const auto& core : l.cores) ranges += core->gm_reads.size();
+  uint64_t accessed = 0;
+  for (size_t c = 0; c < n; ++c) {
+    ranges += seq[c].size();
+    accessed += total[c];
+  }
   LineLru lru(l2 ? static_cast<size_t>(m.l2_bytes() / static_cast<double>(line)) : 1,
-              l2 ? static_cast<size_t>(plan.read / line) + ranges : 1);
-  // The cores' reads interleaved by progress: (done bytes / core's read bytes, core).
+              l2 ? static_cast<size_t>(accessed / line) + ranges : 1);
+  // The cores' accesses interleaved by progress: (done bytes / core's accessed bytes, core).
   std::vector<size_t> pos(n, 0);
   std::vector<uint64_t> done(n, 0);
   using Item = std::pair<double, size_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> order;
   for (size_t c = 0; c < n; ++c) {
-    if (!l.cores[c]->gm_reads.empty()) order.push({0.0, c});
+    if (!seq[c].empty()) order.push({0.0, c});
   }
   std::vector<uint64_t> core_hit_bytes(n, 0), core_bytes(n, 0);
-  uint64_t hit_total = 0;
+  uint64_t hit_total = 0, write_hit_total = 0, write_total = 0;
   while (!order.empty()) {
     const size_t c = order.top().second;
     order.pop();
-    const CoreStream& cs = *l.cores[c];
-    const GmRange& g = cs.gm_reads[pos[c]++];
-    const uint64_t bytes = g.hi - g.lo;
+    const auto [g, write] = seq[c][pos[c]++];
+    const uint64_t bytes = g->hi - g->lo;
     uint64_t hit = 0;
     if (l2) {
-      for (uint64_t ln = g.lo / line; ln * line < g.hi; ++ln) {
-        const uint64_t a = std::max(g.lo, ln * line), b = std::min(g.hi, (ln + 1) * line);
+      for (uint64_t ln = g->lo / line; ln * line < g->hi; ++ln) {
+        const uint64_t a = std::max(g->lo, ln * line), b = std::min(g->hi, (ln + 1) * line);
         if (lru.Touch(ln)) hit += b - a;
       }
     }
-    const uint64_t rounded = burst > 0 ? (bytes + burst - 1) / burst * burst : bytes;
-    if (g.record < plan.hit[c].size()) {
-      plan.hit[c][g.record] += static_cast<double>(hit);
-      plan.read_bytes[c][g.record] += static_cast<double>(rounded);
-      len[c][g.record] += static_cast<double>(bytes);
+    if (g->record < plan.hit[c].size()) {
+      plan.hit[c][g->record] += static_cast<double>(hit);
+      len[c][g->record] += static_cast<double>(bytes);
+      if (!write) {
+        const uint64_t rounded = burst > 0 ? (bytes + burst - 1) / burst * burst : bytes;
+        plan.read_bytes[c][g->record] += static_cast<double>(rounded);
+      }
     }
-    core_hit_bytes[c] += hit;
-    core_bytes[c] += bytes;
-    hit_total += hit;
+    if (write) {
+      write_hit_total += hit;
+      write_total += bytes;
+    } else {
+      core_hit_bytes[c] += hit;
+      core_bytes[c] += bytes;
+      hit_total += hit;
+    }
     done[c] += bytes;
-    if (pos[c] < cs.gm_reads.size()) {
-      order.push({static_cast<double>(done[c]) / static_cast<double>(cs.gm_read_bytes), c});
+    if (pos[c] < seq[c].size()) {
+      order.push({static_cast<double>(done[c]) / static_cast<double>(total[c]), c});
     }
   }
   for (size_t c = 0; c < n; ++c) {
@@ -497,16 +559,22 @@ GmPlan PlanGm(const LaunchRecord& l, const CostModel& m) {
   }
   plan.hit_fraction =
       plan.read > 0 ? static_cast<double>(hit_total) / static_cast<double>(plan.read) : 0.0;
+  plan.write_hit_fraction = write_total > 0 ? static_cast<double>(write_hit_total) /
+                                                  static_cast<double>(write_total)
+                                            : 0.0;
   return plan;
 }
 
 // A GM share no pipe reaches: the cost of a copy at its pipe's own rate.
 constexpr double kUnthrottled = 1e30;
 
+// One target counter of a cross-core flag. An increment takes one set from each of its
+// participants (Note [Cross-core flags] in kernel/sync/cross_core.h): a second set of the same
+// core waits for the others' next ones, so the sets are kept per setter until every participant
+// has one.
 struct CrossFifo {
   std::deque<Stamp> sets;  // increments; rec holds (core << 32) | record
-  Stamp pending{-1, -1};   // the latest of the sets gathered towards the next increment
-  uint32_t gathered = 0;
+  std::map<size_t, std::deque<Stamp>> arrivals;  // setter core -> its sets not in an increment
 };
 
 class Replayer {
@@ -559,6 +627,7 @@ class Replayer {
     tl_.gm_read_bytes = plan_.read;
     tl_.gm_read_distinct_bytes = plan_.distinct;
     tl_.l2_hit_fraction = plan_.hit_fraction;
+    tl_.l2_write_hit_fraction = plan_.write_hit_fraction;
     tl_.gm_share_bytes_per_cycle = plan_.static_share;
     for (size_t c = 0; c < tl_.cores.size(); ++c) {
       tl_.cores[c].l2_hit_fraction = plan_.core_hit[c];
@@ -724,15 +793,24 @@ class Replayer {
           start = r.pipe == Pipe::kS || r.pipe == Pipe::kAll ? issue : std::max(pf, issue);
           end = start;
           if (r.pipe != Pipe::kS && r.pipe != Pipe::kAll) pf = end;
-          // One increment needs r.repeat sets (modes 0 and 1, AIVs in mode 2: every
-          // participant's set); it happens when the last of them does.
+          // One increment needs a set from each of r.repeat participants (modes 0 and 1, AIVs
+          // in mode 2); it happens when the last of them does.
           CrossFifo& f = cross_[r.key];
-          if (end >= f.pending.t) f.pending = {end, static_cast<int64_t>((uint64_t{c} << 32) | i)};
-          if (++f.gathered >= std::max<uint32_t>(1, r.repeat)) {
-            f.sets.push_back(f.pending);
-            f.pending = {-1, -1};
-            f.gathered = 0;
+          const Stamp mine{end, static_cast<int64_t>((uint64_t{c} << 32) | i)};
+          const uint32_t need = std::max<uint32_t>(1, r.repeat);
+          if (need == 1) {
+            f.sets.push_back(mine);
+            break;
           }
+          f.arrivals[c].push_back(mine);
+          if (f.arrivals.size() < need) break;
+          Stamp last{-1, -1};
+          for (auto it = f.arrivals.begin(); it != f.arrivals.end();) {
+            if (it->second.front().t >= last.t) last = it->second.front();
+            it->second.pop_front();
+            it = it->second.empty() ? f.arrivals.erase(it) : std::next(it);
+          }
+          f.sets.push_back(last);
           break;
         }
         case Op::kCrossWait: {
@@ -834,8 +912,8 @@ void ShareByActivity(const LaunchRecord& l, const CostModel& m, const Timeline& 
                      GmPlan* plan) {
   auto hbm_bytes = [&](size_t c, size_t i, const Record& r) {
     if (!IsGmStreamCopy(r)) return 0.0;
-    if (r.dst == arch::Buffer::kGm) return static_cast<double>(r.bytes);
     const double h = c < plan->hit.size() && !plan->hit[c].empty() ? plan->hit[c][i] : 0.0;
+    if (r.dst == arch::Buffer::kGm && !m.l2_writes()) return static_cast<double>(r.bytes);
     return static_cast<double>(r.bytes) * (1 - h);
   };
   std::vector<double> starts, ends;  // of the HBM transfers

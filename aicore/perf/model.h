@@ -23,7 +23,8 @@ class CostModel {
 
   // Returns the cycles `r` occupies its pipe, excluding the per-core pipe start-up, when GM
   // traffic flows at `gm_bytes_per_cycle` at most.
-  // `l2_hit` is the fraction of a GM read's bytes that L2 serves (Note [L2 reuse]);
+  // `l2_hit` is the fraction of a GM read's bytes that L2 serves, or of a GM write's bytes that
+  // land in lines L2 holds (Note [L2 reuse]);
   // `read_bytes` > 0 replaces r.bytes for a GM read: its bytes with every contiguous run rounded
   // up to whole bursts (Note [GM bursts]).
   double Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit = 0,
@@ -32,6 +33,9 @@ class CostModel {
   double l2_bytes() const { return l2_bytes_; }
   double l2_read_bytes_per_cycle() const { return l2_read_bw_; }
   uint64_t l2_line_bytes() const { return l2_line_; }
+  // True when GM writes take part in the L2 model: the preset gives an L2 write rate for FIX or
+  // MTE3 (Note [L2 reuse]).
+  bool l2_writes() const { return l2_read_bw_ > 0 && (fix_l2_bw_ > 0 || mte3_l2_bw_ > 0); }
   // GM read burst (0: reads are not rounded up).
   uint64_t gm_burst_bytes() const { return gm_burst_; }
   // True when the HBM is shared among the streams active at the time (preset hbm_share
@@ -75,6 +79,8 @@ class CostModel {
   double mte3_bw_ = 0, mte3_head_ = 0, mte3_startup_ = 0;
   double mte1_l0a_bw_ = 0, mte1_l0b_bw_ = 0, mte1_bt_bw_ = 0, mte1_head_ = 0;
   double fix_bw_ = 0, fix_head_ = 0;
+  // GM writes into lines L2 holds (0: at the GM rate, fix_bw_ / mte3_bw_).
+  double fix_l2_bw_ = 0, mte3_l2_bw_ = 0;
   double cube_head_ = 0;
   double flag_cycles_ = 0, sync_all_cycles_ = 0;
   std::unordered_map<std::string, double> cube_macs_;
@@ -116,6 +122,7 @@ struct Timeline {
   uint64_t gm_read_bytes = 0;           // GM bytes read by copies, all cores
   uint64_t gm_read_distinct_bytes = 0;  // ... counting each byte once (the HBM's share)
   double l2_hit_fraction = 0;           // of GM read bytes served by L2 (Note [L2 reuse])
+  double l2_write_hit_fraction = 0;     // of GM write bytes landing in lines L2 held
   int gm_streams = 0;  // (core, pipe) pairs that move GM bytes, sharing the HBM
   // Each stream's share of the HBM: the static fair share, or with hbm_share "active" the mean
   // share GM copies got (weighted by their HBM bytes; Note [HBM sharing]).

@@ -147,24 +147,24 @@ CoreStream* Recorder::StreamOf(const sim::Core& core) {
 
 namespace {
 
-// Adds the GM bytes a copy (record `record`) reads to the core's footprint: one range per block
-// of a strided read, merged with the previous range when it continues it in the same copy.
-void NoteGmRead(CoreStream& s, const sim::Instr& in, uint32_t record) {
-  const sim::MemRef& src = in.src[0];
-  const sim::Stride& st = in.src_stride[0];
+// Adds the GM bytes of `ref` (strided by `st`) that a copy (record `record`) reads or writes to
+// `ranges`: one range per block of a strided access, merged with the previous range when it
+// continues it in the same copy. Returns the bytes added.
+uint64_t NoteGm(std::vector<GmRange>& ranges, const sim::MemRef& ref, const sim::Stride& st,
+                uint32_t record) {
   const bool strided = st.blocks > 1 && st.block_bytes > 0;
   const uint32_t blocks = strided ? st.blocks : 1;
-  const uint64_t len = strided ? st.block_bytes : src.bytes;
+  const uint64_t len = strided ? st.block_bytes : ref.bytes;
   const uint64_t pitch = strided ? st.stride_bytes : len;
   for (uint32_t b = 0; b < blocks; ++b) {
-    const uint64_t lo = src.offset + b * pitch;
-    if (!s.gm_reads.empty() && s.gm_reads.back().hi == lo && s.gm_reads.back().record == record) {
-      s.gm_reads.back().hi = lo + len;
+    const uint64_t lo = ref.offset + b * pitch;
+    if (!ranges.empty() && ranges.back().hi == lo && ranges.back().record == record) {
+      ranges.back().hi = lo + len;
     } else {
-      s.gm_reads.push_back({lo, lo + len, record});
+      ranges.push_back({lo, lo + len, record});
     }
   }
-  s.gm_read_bytes += uint64_t{blocks} * len;
+  return uint64_t{blocks} * len;
 }
 
 }  // namespace
@@ -175,7 +175,13 @@ void Recorder::OnInstr(sim::Core& core, const sim::Instr& instr) {
   s->records.push_back(ToRecord(instr));
   if (instr.kind == sim::InstrKind::kCopy && instr.src_count > 0 &&
       instr.src[0].buffer == arch::Buffer::kGm && instr.src[0].bytes > 0) {
-    NoteGmRead(*s, instr, static_cast<uint32_t>(s->records.size() - 1));
+    s->gm_read_bytes += NoteGm(s->gm_reads, instr.src[0], instr.src_stride[0],
+                               static_cast<uint32_t>(s->records.size() - 1));
+  }
+  if (instr.kind == sim::InstrKind::kCopy && instr.dst.buffer == arch::Buffer::kGm &&
+      instr.dst.bytes > 0) {
+    s->gm_write_bytes += NoteGm(s->gm_writes, instr.dst, instr.dst_stride,
+                                static_cast<uint32_t>(s->records.size() - 1));
   }
 }
 

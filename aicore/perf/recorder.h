@@ -98,7 +98,7 @@ class RecordLog {
   size_t size_ = 0;
 };
 
-// A byte range [lo, hi) of GM read by record `record` of its core's stream.
+// A byte range [lo, hi) of GM read (or written) by record `record` of its core's stream.
 struct GmRange {
   uint64_t lo = 0, hi = 0;
   uint32_t record = 0;
@@ -114,6 +114,9 @@ struct CoreStream {
   // model.cc).
   std::vector<GmRange> gm_reads;
   uint64_t gm_read_bytes = 0;
+  // Likewise the GM bytes its copies write (the L2 write costs of the same Note).
+  std::vector<GmRange> gm_writes;
+  uint64_t gm_write_bytes = 0;
 };
 
 // One recorded launch: the kernel, the chip it ran on and the cores' streams, ordered by core type

@@ -200,8 +200,9 @@ LaunchResult Analyze(std::shared_ptr<const LaunchRecord> launch, const arch::Chi
   const double body_s = res.body_us * 1e-6;
   res.achieved_gbps = body_s > 0 ? gm_bytes / body_s / 1e9 : 0;
   res.l2_hit_fraction = tl.l2_hit_fraction;
-  const double hbm_bytes = static_cast<double>(res.gm_read_bytes) * (1 - tl.l2_hit_fraction) +
-                           static_cast<double>(res.gm_write_bytes);
+  const double hbm_bytes =
+      static_cast<double>(res.gm_read_bytes) * (1 - tl.l2_hit_fraction) +
+      static_cast<double>(res.gm_write_bytes) * (1 - tl.l2_write_hit_fraction);
   res.hbm_gbps = body_s > 0 ? hbm_bytes / body_s / 1e9 : 0;
   res.achieved_gflops = body_s > 0 ? static_cast<double>(res.flops) / body_s / 1e9 : 0;
 

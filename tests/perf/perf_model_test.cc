@@ -416,6 +416,54 @@ TEST(PerfModelTest, CrossCoreWaitEndsWithTheLastSetOfItsIncrement) {
   EXPECT_NEAR(r.timeline.cores[aic].end[wait], last, kEps);
 }
 
+// Mode 2 from the AIVs counts per AIV (Note [Cross-core flags]): AIV 0 sets twice before AIV 1
+// sets once, and the AIC's first increment still waits for AIV 1's first set; its second, for
+// AIV 1's second. Counting sets per counter would pair AIV 0's two sets into the first increment.
+TEST(PerfModelTest, CrossCoreIncrementTakesOneSetFromEachAiv) {
+  std::vector<half> x(8192, half(1.0f));
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  aicore::LaunchOptions o;
+  o.mode = aicore::KernelMode::kMix;
+  auto st = aicore::RunKernel("cross2", 1, o, [=] {
+    if (ASCEND_IS_AIC) {
+      CrossCoreWaitFlag<2, PIPE_S>(1);
+      CrossCoreWaitFlag<2, PIPE_S>(1);
+      return;
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8192 * sizeof(half));
+    GlobalTensor<half> gm;
+    gm.SetGlobalBuffer(px, 8192);
+    LocalTensor<half> ub = buf.Get<half>();
+    const uint32_t n = GetSubBlockIdx() == 0 ? 256 : 8192;  // AIV 1 copies 32x more
+    for (int k = 0; k < 2; ++k) {
+      DataCopy(ub, gm, n);
+      CrossCoreSetFlag<2, PIPE_MTE2>(1);
+    }
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  int aic = -1, aiv0 = -1, aiv1 = -1;
+  for (size_t c = 0; c < r.record->cores.size(); ++c) {
+    const std::string& name = r.record->cores[c]->name;
+    if (name == "AIC 0") aic = static_cast<int>(c);
+    if (name == "AIV 0") aiv0 = static_cast<int>(c);
+    if (name == "AIV 1") aiv1 = static_cast<int>(c);
+  }
+  ASSERT_TRUE(aic >= 0 && aiv0 >= 0 && aiv1 >= 0);
+  const auto& t = r.timeline.cores;
+  const double aiv0_second = t[aiv0].end[Find(r, "CrossCoreSetFlag", Pipe::kMte2, 1, aiv0)];
+  const double aiv1_first = t[aiv1].end[Find(r, "CrossCoreSetFlag", Pipe::kMte2, 0, aiv1)];
+  const double aiv1_second = t[aiv1].end[Find(r, "CrossCoreSetFlag", Pipe::kMte2, 1, aiv1)];
+  ASSERT_LT(aiv0_second, aiv1_first);  // AIV 0 is a whole set ahead
+  EXPECT_NEAR(t[aic].end[Find(r, "CrossCoreWaitFlag", Pipe::kS, 0, aic)], aiv1_first, kEps);
+  EXPECT_NEAR(t[aic].end[Find(r, "CrossCoreWaitFlag", Pipe::kS, 1, aic)], aiv1_second, kEps);
+}
+
 
 // Reading the same 8 KiB twice (Note [L2 reuse]): the first copy misses and costs head +
 // bytes / pipe rate, the second finds every line in L2 and costs head + bytes / L2 rate; half of
@@ -450,6 +498,50 @@ TEST(PerfModelTest, RereadsAreServedByL2) {
   EXPECT_NEAR(c.end[first] - c.start[first], k.st2 + k.h2 + bytes / k.rate2, kEps);
   EXPECT_NEAR(c.end[second] - c.start[second], k.h2 + bytes / l2, kEps);
   EXPECT_NEAR(r.l2_hit_fraction, 0.5, kEps);
+}
+
+// Writing the same 8 KiB twice, then reading it (Note [L2 reuse]): the first write finds no
+// line and goes at the GM rate, allocating its lines; the rewrite lands in L2 at the MTE3 L2
+// write rate, and the read back is an L2 hit.
+TEST(PerfModelTest, RewritesLandInL2) {
+  constexpr int kN = 4096;
+  std::vector<half, LineAligned<half>> x(kN, half(1.0f));
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  half* px = x.data();
+  auto st = aicore::RunKernel("rewrite", 1, {}, [=] {
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kN * sizeof(half));
+    GlobalTensor<half> gm;
+    gm.SetGlobalBuffer(px, kN);
+    LocalTensor<half> ub = buf.Get<half>();
+    Duplicate(ub, half(2.0f), kN);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+    DataCopy(gm, ub, kN);
+    DataCopy(gm, ub, kN);
+    SetFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE3_MTE2>(EVENT_ID0);
+    DataCopy(ub, gm, kN);
+  });
+  prof.Detach();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const LaunchResult& r = prof.Results().at(0);
+  const auto& chip = aicore::arch::DefaultChip();
+  const K k(chip, 2);  // two GM streams: MTE3 and MTE2
+  const double l2w = Pipes(chip, "mte3_l2_write_bytes_per_cycle");
+  const double l2 = Pipes(chip, "l2_read_bytes_per_cycle");
+  const double bytes = kN * sizeof(half);
+  const auto& c = r.timeline.cores[0];
+  const size_t first = Find(r, "DataCopy", Pipe::kMte3, 0);
+  const size_t second = Find(r, "DataCopy", Pipe::kMte3, 1);
+  const size_t read = Find(r, "DataCopy", Pipe::kMte2, 0);
+  EXPECT_NEAR(c.end[first] - c.start[first], k.st3 + k.h3 + bytes / k.rate3, kEps);
+  EXPECT_NEAR(c.end[second] - c.start[second], k.h3 + bytes / l2w, kEps);
+  EXPECT_NEAR(c.end[read] - c.start[read], k.st2 + k.h2 + bytes / l2, kEps);
+  EXPECT_NEAR(r.timeline.l2_write_hit_fraction, 0.5, kEps);
+  EXPECT_NEAR(r.l2_hit_fraction, 1.0, kEps);
 }
 
 // Reuse distance, not footprint (Note [L2 reuse]): on a chip whose L2 holds 16 lines, a buffer

@@ -113,8 +113,10 @@ TEST(PerfRooflineTest, MatmulFedFromL2StaysUnderItsRoofs) {
   EXPECT_GT(gm_bytes / (r.body_us * 1e-6), f.peak_bytes_per_s);
   EXPECT_GT(f.achieved_flops_per_s, old_roof) << "the old roofline put this kernel at "
                                               << f.achieved_flops_per_s / old_roof;
-  // The intensity now counts HBM bytes: reads L2 did not serve, and the writes.
-  const double hbm = double(r.gm_read_bytes) * (1 - r.l2_hit_fraction) + double(r.gm_write_bytes);
+  // The intensity now counts HBM bytes: reads L2 did not serve, and the writes that did not land
+  // in lines L2 held (Note [L2 reuse]).
+  const double hbm = double(r.gm_read_bytes) * (1 - r.l2_hit_fraction) +
+                     double(r.gm_write_bytes) * (1 - r.timeline.l2_write_hit_fraction);
   EXPECT_NEAR(f.density, f.flops / hbm, 1e-9 * f.density);
   EXPECT_NEAR(f.l2_density, f.flops / double(r.gm_read_bytes), 1e-9 * f.l2_density);
   EXPECT_GT(f.l2_bytes_per_s, f.peak_bytes_per_s);

@@ -25,19 +25,20 @@
 //   in the AIVs' UB.
 // See Note [Masked scores] for fully masked rows.
 //
-// Note [Batched row maxima]
-// The forward reduces every row's block max into its own DataBlock first and reads them all on
-// the scalar pipe after one V -> S flag, instead of one flag round trip per row (the vector pipe
-// would idle while the scalar pipe reads each). When every row sees the whole block, P = exp(S -
-// m) is one Exp over the tile after the per-row subtractions. The subtraction and the rescales
-// stay per row (count-form Adds/Muls, skipped for alpha = 1): row-broadcast level-0 forms would
-// issue fewer instructions, but the vector pipe has slack behind the AIC (its Fixpipe binds)
-// and on the host the strided forms cost about twice the count forms.
-//
-// Note [Deferred row sums]
-// The forward keeps, per row, the running sum of P column by column in UB (rescaled with the
-// accumulator when the row max grows) and reduces it to the row's l once per item, after the
-// last block: one reduction per row instead of one per row and block.
+// Note [Row-vector softmax]
+// The forward's AIVs keep the online softmax's per-row state (m, l, the block's max and sum,
+// alpha) as vectors in UB, never on the scalar pipe, and do each step for all of a tile's rows
+// in one instruction per 64 columns: a row op is a level-0 instruction with one repeat per row
+// (repeat stride = the row pitch), a per-row value enters it as a broadcast operand (Brcb gives
+// each row one DataBlock; source block stride 0). Row maxima and sums fold the 64-column chunks
+// with Max/Add, then BlockReduce twice (64 -> 8 -> 1 per row). So a block costs about fifteen
+// vector instructions whatever the row count, instead of a few per row: with per-row forms the
+// instruction heads (about 20 cycles each) made the vector pipe, not the cube, bind. Columns a
+// row may not see (windows, a block's tail) become kFaMaskedScore first (Note [Masked scores]),
+// so every row takes the same path. The scalar pipe reads m and l once per item, to write 1 / l
+// and the statistics. The S buffer is released right after P = S - m (an event), so the next
+// block's S loads while the vector pipe finishes this one (after the pending product's P V on
+// MTE2, the order the AIC computes them in).
 //
 // A Hooks type provides the score mask applied after scaling:
 //   static constexpr bool kExplicitMask;  // true: read t.mask (uint8, 1 = masked out)
@@ -139,8 +140,10 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 // 16-bit inputs P, dS and one row buffer in that dtype, statistics, reduction scratch).
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
-  const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 0;
-  return (mask ? 19 : 12) * tk + 8 * op + narrow + 96;
+  // 16-bit: P and the output in T (the row sums then fold P in place); fp32: a 64-float row of
+  // sum scratch. 65 floats of row values (Note [Row-vector softmax]).
+  const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 64 * 4;
+  return (mask ? 15 : 8) * tk + 8 * op + narrow + 65 * 4;
 }
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bool mask,
                                int64_t in_bytes) {
@@ -381,7 +384,72 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   while (done < issued) product();
 }
 
-// An AIV of a forward group.
+namespace fa_detail {
+
+// The forward's level-0 row operations on `rows` rows of `cols` fp32 elements (`pitch` apart, in
+// elements; pitch / 8 <= 255, rows <= 255), over 64-lane chunks (Note [Row-vector softmax]).
+// dst[r, :] = src[r, :] op b[r] with b broadcast: b holds one DataBlock (the value 8 times) per
+// row, as Brcb leaves it.
+enum class RowOp : uint8_t { kSub, kMul };
+inline void RowBroadcast(RowOp op, const LocalTensor<float>& dst, const LocalTensor<float>& src,
+                         const LocalTensor<float>& b, int64_t rows, int64_t cols, int64_t pitch) {
+  using namespace AscendC;
+  const auto rep = static_cast<uint8_t>(pitch / 8);
+  const BinaryRepeatParams p(1, 1, 0, rep, rep, 1);
+  for (int64_t c0 = 0; c0 < cols; c0 += 64) {
+    const uint64_t lanes = static_cast<uint64_t>(std::min<int64_t>(64, cols - c0));
+    if (op == RowOp::kSub) {
+      Sub(dst[c0], src[c0], b, lanes, static_cast<uint8_t>(rows), p);
+    } else {
+      Mul(dst[c0], src[c0], b, lanes, static_cast<uint8_t>(rows), p);
+    }
+  }
+}
+
+// out[r] = max (`max`) or sum of row r of `src` (`rows` rows of `cols` elements, `pitch` apart;
+// cols a multiple of 64, rows a multiple of 8). `half` (rows x 64, rows `half_pitch` apart) and
+// `blocks` (rows x 8) are scratch; `half` may be `src` itself with half_pitch = pitch (each
+// row's first chunk then holds the partial result, element for element in place).
+inline void RowsReduce(bool max, const LocalTensor<float>& out, const LocalTensor<float>& src,
+                       const LocalTensor<float>& half, int64_t half_pitch,
+                       const LocalTensor<float>& blocks, int64_t rows, int64_t cols,
+                       int64_t pitch) {
+  using namespace AscendC;
+  const auto n = static_cast<uint8_t>(rows);
+  const auto rep = static_cast<uint8_t>(pitch / 8), half_rep = static_cast<uint8_t>(half_pitch / 8);
+  LocalTensor<float> acc = src;
+  uint8_t acc_rep = rep;
+  for (int64_t c0 = 64; c0 < cols; c0 += 64) {  // fold the chunks into `half`, 64 per row
+    const BinaryRepeatParams p(1, 1, 1, half_rep, acc_rep, rep);
+    if (max) {
+      Max(half, acc, src[c0], uint64_t{64}, n, p);
+    } else {
+      Add(half, acc, src[c0], uint64_t{64}, n, p);
+    }
+    acc = half;
+    acc_rep = half_rep;
+  }
+  // 64 -> 8 per row, then 8 -> 1: one result per DataBlock.
+  if (max) {
+    BlockReduceMax(blocks, acc, n, 64, 1, 1, acc_rep);
+    BlockReduceMax(out, blocks, n / 8, 64, 1, 1, 8);
+  } else {
+    BlockReduceSum(blocks, acc, n, 64, 1, 1, acc_rep);
+    BlockReduceSum(out, blocks, n / 8, 64, 1, 1, 8);
+  }
+}
+
+// The 64 lanes of chunk [c0, c0 + 64) that fall in [lo, hi] (as a level-0 bit mask).
+inline uint64_t LanesIn(int64_t c0, int64_t lo, int64_t hi) {
+  const int64_t a = std::max<int64_t>(lo - c0, 0), b = std::min<int64_t>(hi - c0, 63);
+  if (a > b) return 0;
+  const uint64_t upto = b == 63 ? ~uint64_t{0} : (uint64_t{1} << (b + 1)) - 1;
+  return upto & ~((uint64_t{1} << a) - 1);
+}
+
+}  // namespace fa_detail
+
+// An AIV of a forward group. See Note [Row-vector softmax] and Note [Forward slots].
 template <class Hooks, class T>
 void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   using namespace AscendC;
@@ -390,20 +458,25 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   const int64_t rq = t.tq / 2, tk = t.tk, dvp = t.DvPad();
   const int64_t op = FaOutPitch(t.dv, static_cast<int64_t>(sizeof(T)));  // UB output pitch
   TPipe pipe;
-  TBuf<TPosition::VECCALC> b_s, b_p, b_lv, b_mf, b_mh, b_mr, b_o, b_pv, b_stat, b_red, b_pn, b_on;
+  TBuf<TPosition::VECCALC> b_s, b_p, b_half, b_mf, b_mh, b_mr, b_o, b_pv, b_rows, b_pn, b_on;
   pipe.InitBuffer(b_s, rq * tk * 4);
   pipe.InitBuffer(b_p, rq * tk * 4);
-  pipe.InitBuffer(b_lv, rq * tk * 4);
   pipe.InitBuffer(b_o, rq * op * 4);
   pipe.InitBuffer(b_pv, rq * op * 4);
-  pipe.InitBuffer(b_stat, 3 * rq * kFaStatWidth * 4);
-  pipe.InitBuffer(b_red, (8 + ReduceTmpFloats(static_cast<uint32_t>(tk))) * 4);
+  // Per row: m (two, swapped per block), l, the block's max and sum, alpha, the final 1 / l, the
+  // stored max and sum; per row a DataBlock each: reduction scratch, the broadcast max, two
+  // pending alphas, the broadcast 1 / l, the stored max and sum.
+  pipe.InitBuffer(b_rows, rq * (9 + 7 * 8) * 4);
   LocalTensor<T> ub_pn, ub_on;  // kNarrow: P and the output in T
+  LocalTensor<float> ub_half;   // fp32: rows x 64, the row sums' scratch (kNarrow: P, after Cast)
   if constexpr (kNarrow) {
     pipe.InitBuffer(b_pn, rq * tk * 2);
     pipe.InitBuffer(b_on, rq * op * 2);
     ub_pn = b_pn.Get<T>();
     ub_on = b_on.Get<T>();
+  } else {
+    pipe.InitBuffer(b_half, rq * 64 * 4);
+    ub_half = b_half.Get<float>();
   }
   ScoreBuffers sb;
   sb.s = b_s.Get<float>();
@@ -418,114 +491,165 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     Duplicate(sb.mask_h, half(0.0f), static_cast<int32_t>(rq * tk));
     Cast(sb.mask_raw, sb.mask_h, RoundMode::CAST_NONE, static_cast<int32_t>(rq * tk));
   }
-  const LocalTensor<float> red = b_red.Get<float>();
-  sb.result = red;
-  sb.reduce_tmp = red[8];
+  const LocalTensor<float> rows_all = b_rows.Get<float>();
+  std::array<LocalTensor<float>, 2> ub_m = {rows_all, rows_all[rq]};
+  const LocalTensor<float> ub_l = rows_all[2 * rq], ub_bm = rows_all[3 * rq],
+                           ub_bs = rows_all[4 * rq], ub_alpha = rows_all[5 * rq],
+                           ub_inv = rows_all[6 * rq], ub_mout = rows_all[7 * rq],
+                           ub_lout = rows_all[8 * rq];
+  const LocalTensor<float> blocks = rows_all[9 * rq], ub_mb = rows_all[17 * rq];
+  const std::array<LocalTensor<float>, 2> ub_ab = {rows_all[25 * rq], rows_all[33 * rq]};
+  const LocalTensor<float> ub_ib = rows_all[41 * rq], ub_max = rows_all[49 * rq],
+                           ub_sum = rows_all[57 * rq];
   const LocalTensor<float> ub_o = b_o.Get<float>(), ub_pv = b_pv.Get<float>();
-  // The running sums of P per row and column: summed once per item (Note [Deferred row sums]).
-  const LocalTensor<float> ub_lv = b_lv.Get<float>();
-  const LocalTensor<float> ub_max = b_stat.Get<float>(), ub_sum = ub_max[rq * kFaStatWidth];
-  const LocalTensor<float> ub_rmax = ub_max[2 * rq * kFaStatWidth];  // reductions, per row
-  // Columns past a block's width are never copied in: give them a defined value once.
+  // Rows past an AIV's share and columns past a block's width are never copied in: give them a
+  // defined value once.
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
   Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * op));
+  Duplicate(ub_o, 0.0f, static_cast<int32_t>(rq * op));
+  Duplicate(rows_all, 0.0f, static_cast<int32_t>(rq * (9 + 7 * 8)));
 
   const GlobalTensor<T> go = Gm<T>(t.o.data, t.o.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, t.batch * t.nq * t.sq * kFaStatWidth);
   const GlobalTensor<float> gsum = Gm(t.softmax_sum, t.batch * t.nq * t.sq * kFaStatWidth);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
   const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, group);
-  std::array<float, 64> m{}, l{}, m_new{};
+  const int64_t items = t.batch * t.nq * t.QTiles();
+  // The group's live blocks in order (Note [Forward slots]): item, first kv column, width; an
+  // item no block of which is live appears once with width 0 (its rows are fully masked).
+  struct Block {
+    int64_t item = 0, k0 = 0, bk = 0;
+    bool valid = false;
+  };
+  const auto item_rows = [&](int64_t item) {
+    const int64_t q0 = item % t.QTiles() * t.tq;
+    return std::pair<int64_t, int64_t>{q0, std::min<int64_t>(t.tq, t.sq - q0)};
+  };
+  const auto next_live = [&](int64_t item, int64_t k0) {  // the first block from (item, k0)
+    for (; item < items; item += groups, k0 = 0) {
+      const auto [q0, rows] = item_rows(item);
+      const bool fresh = k0 == 0;
+      for (; k0 < t.skv; k0 += tk) {
+        const int64_t bk = std::min<int64_t>(tk, t.skv - k0);
+        if (t.BlockLive(q0, q0 + rows, k0, k0 + bk)) return Block{item, k0, bk, true};
+      }
+      if (fresh) return Block{item, 0, 0, true};
+    }
+    return Block{};
+  };
   std::array<int64_t, 64> lo{}, hi{};  // each row's window in the block (lo > hi: none)
-  // Per pending block (Note [Forward slots]): each row's factor alpha, applied to the output
-  // before the block's product is added.
-  std::array<std::array<float, 64>, 2> alpha{};
-  int64_t issued = 0, done = 0;  // blocks whose P, resp. P V, this AIV has handled
+  int64_t issued = 0, done = 0;        // blocks whose P, resp. P V, this AIV has handled
+  int64_t loaded = 0;                  // blocks whose S is loaded (or being loaded) into UB
   RowShare me;
+  int64_t rp = 8;  // me.count rounded up to whole DataBlocks of row values
   int32_t n_o = 0;
+  Block next = next_live(group, 0);
+  int64_t at_item = -1;
+  // Loads block `b`'s S into sb.s once the vector pipe has released it (event 1 both ways).
+  const auto load_scores = [&](const Block& b) {
+    CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+    WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+    const RowShare share = ShareOf(item_rows(b.item).second);
+    if (share.count > 0) {
+      LoadRows(sb.s, sl.s[loaded % t.slots][share.first * tk], share.count, b.bk, tk, tk);
+    }
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID1);
+    ++loaded;
+  };
+  // Loads the next block's S unless it is loaded already (loaded == issued + 1) or empty.
+  const auto prefetch = [&] {
+    if (next.valid && next.bk > 0 && loaded == issued) load_scores(next);
+  };
   const auto accumulate = [&] {
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
     if (me.count > 0) {
       LoadRows(ub_pv, sl.pv[done % t.slots][me.first * dvp], me.count, t.dv, dvp, op);
-      Sync<HardEvent::MTE2_V>();
-      // O = alpha * O + P V (Note [Forward slots]).
-      const float* al = alpha[done % 2].data();
-      for (int64_t r = 0; r < me.count; ++r) {
-        if (al[r] != 1.0f) Muls(ub_o[r * op], ub_o[r * op], al[r], static_cast<int32_t>(op));
-      }
-      Add(ub_o, ub_o, ub_pv, n_o);
-      Sync<HardEvent::V_MTE2>();
     }
+    SetFlag<HardEvent::MTE2_V>(EVENT_ID2);
+    prefetch();
+    WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
+    if (me.count > 0) {
+      // O = alpha * O + P V (Note [Forward slots]).
+      RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ab[done % 2], rp, op, op);
+      Add(ub_o, ub_o, ub_pv, n_o);
+    }
+    Sync<HardEvent::V_MTE2>();
     ++done;
   };
-  const int64_t items = t.batch * t.nq * t.QTiles();
-  for (int64_t item = group; item < items; item += groups) {
-    const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
-    const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
+  SetFlag<HardEvent::V_MTE2>(EVENT_ID1);  // sb.s starts free
+  SetFlag<HardEvent::MTE3_V>(EVENT_ID1);  // so does P's store buffer
+  prefetch();
+  while (next.valid) {
+    const Block cur = next;
+    next = cur.bk > 0 ? next_live(cur.item, cur.k0 + tk) : next_live(cur.item + groups, 0);
+    const int64_t b = cur.item / (t.nq * t.QTiles()), n = cur.item / t.QTiles() % t.nq;
+    const auto [q0, rows] = item_rows(cur.item);
+    const int64_t k0 = cur.k0, bk = cur.bk;
+    const bool first = cur.item != at_item;  // the item's first live block
+    at_item = cur.item;
     me = ShareOf(rows);
+    rp = std::max<int64_t>(8, (me.count + 7) / 8 * 8);
     const int64_t i0 = q0 + me.first;
     n_o = static_cast<int32_t>(me.count * op);
-    m.fill(-std::numeric_limits<float>::infinity());
-    if (me.count > 0) {
+    if (first && me.count > 0) {
       Duplicate(ub_o, 0.0f, n_o);
-      Duplicate(ub_lv, 0.0f, static_cast<int32_t>(me.count * tk));
+      Duplicate(ub_m[issued % 2], -std::numeric_limits<float>::infinity(),
+                static_cast<int32_t>(rp));
+      Duplicate(ub_l, 0.0f, static_cast<int32_t>(rp));
     }
-    for (int64_t k0 = 0; k0 < t.skv; k0 += tk) {
-      const int64_t bk = std::min<int64_t>(tk, t.skv - k0);
-      if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      const int64_t slot = issued % t.slots;
-      CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
+    if (cur.bk > 0) {
+      WaitFlag<HardEvent::MTE2_V>(EVENT_ID1);  // S is in sb.s
+      WaitFlag<HardEvent::MTE3_V>(EVENT_ID1);  // the previous P is stored
       if (me.count > 0) {
-        Sync<HardEvent::V_MTE2>();
-        LoadRows(sb.s, sl.s[slot][me.first * tk], me.count, bk, tk, tk);
-        Sync<HardEvent::MTE2_V>();
+        const int32_t n_all = static_cast<int32_t>(me.count * tk);
         ScaleAndMask<Hooks>(t, sb, b, n, i0, k0, me.count, bk);
-        // The rows' block maxima, each into its DataBlock of ub_rmax, read on the scalar pipe
-        // after one V -> S flag (Note [Batched row maxima]).
-        float* al = alpha[issued % 2].data();
-        bool full = bk == tk;  // every row sees every column of the block
+        // Columns a row may not see (its window, past the block) become masked scores.
+        bool full = bk == tk;
         for (int64_t r = 0; r < me.count; ++r) {
-          if (!RowWindow(t, i0 + r, k0, bk, &lo[r], &hi[r])) {
-            full = false;
-            continue;
-          }
+          if (!RowWindow(t, i0 + r, k0, bk, &lo[r], &hi[r])) lo[r] = tk, hi[r] = tk - 1;
           full = full && lo[r] == 0 && hi[r] == tk - 1;
-          const LocalTensor<float> s_row = sb.s[r * tk];
-          if (lo[r] > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo[r]));
-          ReduceMax(ub_rmax[r * kFaStatWidth], s_row, sb.reduce_tmp,
-                    static_cast<int32_t>(hi[r] + 1));
         }
-        Sync<HardEvent::V_S>();
-        for (int64_t r = 0; r < me.count; ++r) {
-          al[r] = 1.0f;
-          if (lo[r] > hi[r]) continue;
-          const float bm = ub_rmax.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
-          m_new[r] = std::fmax(m[r], bm);
-          al[r] = std::isinf(m[r]) ? 0.0f : std::exp(m[r] - m_new[r]);
-          m[r] = m_new[r];
+        if (!full) {
+          for (int64_t r = 0; r < me.count; ++r) {
+            for (int64_t c0 = 0; c0 < tk; c0 += 64) {
+              const uint64_t keep = LanesIn(c0, lo[r], hi[r]);
+              const uint64_t lanes = LanesIn(c0, 0, tk - 1) & ~keep;
+              if (lanes == 0) continue;
+              uint64_t mask[2] = {lanes, 0};
+              Duplicate(sb.s[r * tk + c0], kFaMaskedScore, mask, 1, 1, 8);
+            }
+          }
         }
-        Sync<HardEvent::S_V>();
-        // P = exp(S - m); when every row sees the whole block, one Exp over the tile.
-        if (!full) Duplicate(sb.p, 0.0f, static_cast<int32_t>(me.count * tk));
-        for (int64_t r = 0; r < me.count; ++r) {
-          if (lo[r] > hi[r]) continue;
-          const int32_t cnt = static_cast<int32_t>(hi[r] + 1);
-          Adds(sb.p[r * tk], sb.s[r * tk], -m_new[r], cnt);
-          if (!full) Exp(sb.p[r * tk], sb.p[r * tk], cnt);
-          if (al[r] != 1.0f) Muls(ub_lv[r * tk], ub_lv[r * tk], al[r], static_cast<int32_t>(tk));
-        }
-        if (full) Exp(sb.p, sb.p, static_cast<int32_t>(me.count * tk));
-        Add(ub_lv, ub_lv, sb.p, static_cast<int32_t>(me.count * tk));
+        // m_new = max(m, rowmax(S)), alpha = exp(m - m_new), P = exp(S - m_new), l = alpha l +
+        // rowsum(P): every step one instruction per 64 columns (Note [Row-vector softmax]).
+        const LocalTensor<float>& m_old = ub_m[issued % 2];
+        const LocalTensor<float>& m_new = ub_m[(issued + 1) % 2];
+        const int32_t nr = static_cast<int32_t>(rp);
+        RowsReduce(true, ub_bm, sb.s, sb.p, 64, blocks, rp, tk, tk);
+        Max(m_new, m_old, ub_bm, nr);
+        Sub(ub_alpha, m_old, m_new, nr);
+        Exp(ub_alpha, ub_alpha, nr);
+        Brcb(ub_mb, m_new, static_cast<uint8_t>(rp / 8), {1, 8});
+        Brcb(ub_ab[issued % 2], ub_alpha, static_cast<uint8_t>(rp / 8), {1, 8});
+        RowBroadcast(RowOp::kSub, sb.p, sb.s, ub_mb, rp, tk, tk);
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID1);  // sb.s is free for the next block's S
+        Exp(sb.p, sb.p, n_all);
         if constexpr (kNarrow) {
-          Cast(ub_pn, sb.p, RoundMode::CAST_RINT, static_cast<int32_t>(me.count * tk));
+          Cast(ub_pn, sb.p, RoundMode::CAST_RINT, n_all);
           Sync<HardEvent::V_MTE3>();
-          StoreRows(sl.p[slot][me.first * tk], ub_pn, me.count, bk, tk, tk);
+          StoreRows(sl.p[issued % t.slots][me.first * tk], ub_pn, me.count, bk, tk, tk);
+          RowsReduce(false, ub_bs, sb.p, sb.p, tk, blocks, rp, tk, tk);
         } else {
           Sync<HardEvent::V_MTE3>();
-          StoreRows(sl.p[slot][me.first * tk], sb.p, me.count, bk, tk, tk);
+          StoreRows(sl.p[issued % t.slots][me.first * tk], sb.p, me.count, bk, tk, tk);
+          RowsReduce(false, ub_bs, sb.p, ub_half, 64, blocks, rp, tk, tk);
         }
-        Sync<HardEvent::MTE3_V>();
+        Mul(ub_l, ub_l, ub_alpha, nr);
+        Add(ub_l, ub_l, ub_bs, nr);
+      } else {
+        SetFlag<HardEvent::V_MTE2>(EVENT_ID1);
       }
+      SetFlag<HardEvent::MTE3_V>(EVENT_ID1);
       if (t.slots > 1) {  // Note [Forward slots]
         CrossCoreSetFlag<1, PIPE_MTE3>(kRowsStored);
         CrossCoreWaitFlag<1, PIPE_MTE3>(kRowsStored);
@@ -534,24 +658,28 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
       ++issued;
       if (issued - done >= t.slots) accumulate();
     }
+    // The next block's S follows this block's product on MTE2 when there was one (the AIC
+    // computes them in that order), else it goes now.
+    prefetch();
+    if (next.valid && next.item == cur.item) continue;
     while (done < issued) accumulate();
     if (me.count == 0) continue;
-    for (int64_t r = 0; r < me.count; ++r) {
-      ReduceSum(ub_rmax[r * kFaStatWidth], ub_lv[r * tk], sb.reduce_tmp, static_cast<int32_t>(tk));
-    }
+    // 1 / l, and the stored statistics (Note [Masked scores]), per row on the scalar pipe.
+    const LocalTensor<float>& m_fin = ub_m[issued % 2];
     Sync<HardEvent::V_S>();
     for (int64_t r = 0; r < me.count; ++r) {
-      l[r] = ub_rmax.GetValue(static_cast<uint32_t>(r * kFaStatWidth));
+      const uint32_t at = static_cast<uint32_t>(r);
+      const float m = m_fin.GetValue(at), l = ub_l.GetValue(at);
+      const bool masked = !(m > kFaMaskedScore);
+      ub_inv.SetValue(at, masked ? 0.0f : 1.0f / l);
+      ub_mout.SetValue(at, masked ? -std::numeric_limits<float>::infinity() : m);
+      ub_lout.SetValue(at, masked ? 0.0f : l);
     }
     Sync<HardEvent::S_V>();
-    for (int64_t r = 0; r < me.count; ++r) {
-      const bool masked = !(m[r] > kFaMaskedScore);  // Note [Masked scores]
-      const float inv = masked ? 0.0f : 1.0f / l[r];
-      Muls(ub_o[r * op], ub_o[r * op], inv, static_cast<int32_t>(op));
-      Duplicate(ub_max[r * kFaStatWidth], masked ? -std::numeric_limits<float>::infinity() : m[r],
-                static_cast<int32_t>(kFaStatWidth));
-      Duplicate(ub_sum[r * kFaStatWidth], masked ? 0.0f : l[r], static_cast<int32_t>(kFaStatWidth));
-    }
+    Brcb(ub_ib, ub_inv, static_cast<uint8_t>(rp / 8), {1, 8});
+    Brcb(ub_max, ub_mout, static_cast<uint8_t>(rp / 8), {1, 8});
+    Brcb(ub_sum, ub_lout, static_cast<uint8_t>(rp / 8), {1, 8});
+    RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ib, rp, op, op);
     if constexpr (kNarrow) {
       Cast(ub_on, ub_o, RoundMode::CAST_RINT, n_o);
       Sync<HardEvent::V_MTE3>();
@@ -565,6 +693,8 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     StoreRows(gsum[stat], ub_sum, 1, me.count * kFaStatWidth, 0, 0);
     Sync<HardEvent::MTE3_V>();
   }
+  WaitFlag<HardEvent::V_MTE2>(EVENT_ID1);
+  WaitFlag<HardEvent::MTE3_V>(EVENT_ID1);
 }
 
 // The forward kernel body: every core of a kMix launch on a split chip runs it. T: the element
