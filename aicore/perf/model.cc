@@ -137,11 +137,14 @@ CostModel::CostModel(const arch::Chip& chip) {
   mte1_head_ = Need(chip, p, "mte1_head_cycles");
   fix_bw_ = Need(chip, p, "fix_bytes_per_cycle");
   fix_head_ = Need(chip, p, "fix_head_cycles");
+  // Optional: Fixpipe L0C -> UB (chips with fixpipe_to_ub; default: the L0C -> GM rate).
+  fix_ub_bw_ = p.contains("fix_ub_bytes_per_cycle") ? Need(chip, p, "fix_ub_bytes_per_cycle")
+                                                    : fix_bw_;
   cube_head_ = Need(chip, p, "cube_head_cycles");
   flag_cycles_ = Need(chip, p, "flag_cycles");
   sync_all_cycles_ = Need(chip, p, "sync_all_cycles");
   for (double v : {mte2_bw_, mte3_bw_, mte1_l0a_bw_, mte1_l0b_bw_, mte1_bt_bw_, fix_bw_,
-                   vector_bytes_per_cycle_}) {
+                   fix_ub_bw_, vector_bytes_per_cycle_}) {
     if (v <= 0) {
       Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
            ": a bytes_per_cycle entry of pipes is ", v, "; bandwidths must be positive");
@@ -202,7 +205,7 @@ double CostModel::PipeBytesPerCycle(const Record& r) const {
   switch (r.pipe) {
     case Pipe::kMte2: return mte2_bw_;
     case Pipe::kMte3: return mte3_bw_;
-    case Pipe::kFix: return fix_bw_;
+    case Pipe::kFix: return r.dst == arch::Buffer::kUb ? fix_ub_bw_ : fix_bw_;
     case Pipe::kMte1:
       return r.dst == arch::Buffer::kL0A ? mte1_l0a_bw_
              : r.dst == arch::Buffer::kL0B ? mte1_l0b_bw_ : mte1_bt_bw_;
@@ -236,7 +239,7 @@ double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit
     case Pipe::kMte2: return mte2_head_ + bytes / rate(mte2_bw_);
     case Pipe::kMte3: return mte3_head_ + bytes / rate(mte3_bw_);
     case Pipe::kMte1: return mte1_head_ + bytes / PipeBytesPerCycle(r);
-    case Pipe::kFix: return fix_head_ + bytes / rate(fix_bw_);
+    case Pipe::kFix: return fix_head_ + bytes / rate(PipeBytesPerCycle(r));
     case Pipe::kS: return scalar_cycles_;
     case Pipe::kAll: return 0;
   }

@@ -75,6 +75,7 @@ class CostModel {
   double mte3_bw_ = 0, mte3_head_ = 0, mte3_startup_ = 0;
   double mte1_l0a_bw_ = 0, mte1_l0b_bw_ = 0, mte1_bt_bw_ = 0, mte1_head_ = 0;
   double fix_bw_ = 0, fix_head_ = 0;
+  double fix_ub_bw_ = 0;  // Fixpipe L0C -> UB (fix_ub_bytes_per_cycle)
   double cube_head_ = 0;
   double flag_cycles_ = 0, sync_all_cycles_ = 0;
   std::unordered_map<std::string, double> cube_macs_;
