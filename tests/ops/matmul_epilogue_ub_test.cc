@@ -16,6 +16,7 @@
 
 #include "aicore/check/sanitizer.h"
 #include "aicore/ops/matmul/matmul_epilogue.h"
+#include "aicore/ops/patterns/matmul_epilogue_ub.h"
 #include "aicore/sim/core.h"
 #include "tests/ops/ops_lib_test_util.h"
 #include "tests/reference/matmul_epilogue_ref.h"
@@ -176,6 +177,17 @@ TEST(MatmulEpilogueUbTest, StrategyFollowsTheChipsCapability) {
   const MatmulEpiloguePlan gm = PlanOf(c, arch::LoadChip("ascend910b1"));
   EXPECT_EQ(gm.strategy, EpilogueStrategy::kGmWorkspace);
   EXPECT_GT(gm.slots_bytes, 0u);
+  // Large blocks: ascend950's tiling would give 256 x 256 fp32 bases (256 KB, UB's size); the
+  // block is narrowed until a base block fits beside the chunk tiles.
+  Case big;
+  big.dt = DType::kF16;
+  big.as = {4096, 4096};
+  big.bs = {4096, 4096};
+  const MatmulEpiloguePlan p = PlanOf(big, arch::DefaultChip());
+  EXPECT_EQ(p.strategy, EpilogueStrategy::kL0cToUb);
+  EXPECT_LE(patterns::EpilogueUbSlotBytes(p.tiling.cube) + 4ull * p.tiling.chunk,
+            arch::DefaultChip().spec(arch::Buffer::kUb).bytes);
+  EXPECT_EQ(p.block_dim, static_cast<uint32_t>(arch::DefaultChip().aic_count));
   c.as = {30, 0};  // K = 0: no cube work, the workspace kernel
   c.bs = {0, 20};
   EXPECT_EQ(PlanOf(c, arch::DefaultChip()).strategy, EpilogueStrategy::kGmWorkspace);

@@ -488,16 +488,37 @@ MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) 
     t.cube = matmul_detail::CubeTiling(chip, 1, std::min(t.m, tm), std::min(t.n, tn), t.k,
                                        plan.compute, c, a_trans, b_trans, args.op);
   }
-  // The L0C -> UB strategy: its UB holds one fp32 base block (the slot) besides the chunk tiles.
+  // The L0C -> UB strategy: the AIV's UB holds one fp32 Matmul base block (the slot) besides
+  // the chunk tiles. The block above is kept when its base block fits; otherwise the block is
+  // narrowed (N to 256 then 128, then M likewise) until one does: on ascend950's 256 KB L0C the
+  // tiling picks 256 x 256 bases for large blocks, 256 KB of fp32 [model choice].
   if (chip.fixpipe_to_ub && t.k > 0) {
-    const uint64_t slot = patterns::EpilogueUbSlotBytes(t.cube);
-    const uint64_t left = budget > slot ? budget - slot : 0;
-    const uint64_t ub_chunk = left / (4ull * tiles) / 16 * 16;
-    if (ub_chunk >= static_cast<uint64_t>(patterns::EpilogueRound16(t.cube.baseN))) {
-      plan.strategy = EpilogueStrategy::kL0cToUb;
-      t.chunk = static_cast<uint32_t>(ub_chunk);
-      plan.workspace_bytes = plan.staging_bytes;
-      return plan;
+    const bool a_trans = LayoutOf(MatmulView(e.st, e.a, args.a, plan.compute, nullptr))->trans;
+    const bool b_trans = LayoutOf(MatmulView(e.st, e.b, args.b, plan.compute, nullptr))->trans;
+    for (const int64_t cap_m : {tm, int64_t{256}, int64_t{128}}) {
+      for (const int64_t cap_n : {tn, int64_t{256}, int64_t{128}}) {
+        const int64_t um = std::min(tm, cap_m), un = std::min(tn, cap_n);
+        const AscendC::tiling::TCubeTiling cube =
+            um == tm && un == tn
+                ? t.cube
+                : matmul_detail::CubeTiling(chip, 1, std::min(t.m, um), std::min(t.n, un), t.k,
+                                            plan.compute, DType::kF32, a_trans, b_trans, args.op);
+        const uint64_t slot = patterns::EpilogueUbSlotBytes(cube);
+        const uint64_t left = budget > slot ? budget - slot : 0;
+        const uint64_t ub_chunk = left / (4ull * tiles) / 16 * 16;
+        if (ub_chunk < static_cast<uint64_t>(patterns::EpilogueRound16(cube.baseN))) continue;
+        plan.strategy = EpilogueStrategy::kL0cToUb;
+        t.cube = cube;
+        t.tile_m = um;
+        t.tile_n = un;
+        t.m_tiles = (t.m + um - 1) / um;
+        t.n_tiles = (t.n + un - 1) / un;
+        plan.block_dim =
+            static_cast<uint32_t>(std::min<int64_t>(t.batch * t.m_tiles * t.n_tiles, aics));
+        t.chunk = static_cast<uint32_t>(ub_chunk);
+        plan.workspace_bytes = plan.staging_bytes;
+        return plan;
+      }
     }
   }
   plan.slots_bytes = Align512(static_cast<uint64_t>(plan.block_dim) * patterns::kEpilogueSlots *
