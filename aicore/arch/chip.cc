@@ -158,7 +158,8 @@ Chip ParseChip(std::string_view json_text, std::string_view origin) {
   const Schema S(origin);
   if (!j.is_object()) S.Reject("the top level", &j, "an object");
   S.OnlyKeys(j, "", {"name", "soc_version", "npu_arch", "core_mode", "aic_count", "aiv_count",
-                     "clock_mhz", "event_ids", "buffers", "positions", "memory", "pipes"});
+                     "clock_mhz", "event_ids", "buffers", "positions", "memory", "capabilities",
+                     "pipes"});
   Chip c;
   c.raw = j;
   c.name = S.String(j, "", "name");
@@ -226,6 +227,16 @@ Chip ParseChip(std::string_view json_text, std::string_view origin) {
   c.hbm_bytes = static_cast<uint64_t>(S.Int(m, "memory", "hbm_bytes", 0, INT64_MAX, false, 0));
   c.hbm_gbps = S.Number(m, "memory", "hbm_gbps", 0, 1e6, false, 0.0);
   c.l2_bytes = static_cast<uint64_t>(S.Int(m, "memory", "l2_bytes", 0, INT64_MAX, false, 0));
+  const auto& caps = S.Object(j, "", "capabilities", false);
+  S.OnlyKeys(caps, "capabilities", {"fixpipe_to_ub"});
+  if (const nlohmann::json* v = S.Find(caps, "fixpipe_to_ub"); v != nullptr) {
+    if (!v->is_boolean()) S.Reject("capabilities.fixpipe_to_ub", v, "true or false");
+    if (v->get<bool>() && !c.split()) {
+      S.Reject("capabilities.fixpipe_to_ub", v,
+               "false on a coupled chip (the path writes the UB of the AIC's paired AIV)");
+    }
+    c.fixpipe_to_ub = v->get<bool>();
+  }
   // The timing model checks the cost constants it reads (perf/model.cc); here only the shape.
   c.pipes = S.Object(j, "", "pipes", false);
   return c;

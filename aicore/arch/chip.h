@@ -53,6 +53,9 @@ struct Chip {
   uint64_t hbm_bytes = 0;
   double hbm_gbps = 0;
   uint64_t l2_bytes = 0;
+  // Optional data paths ("capabilities" in the description; absent: false).
+  // Fixpipe can write L0C into the UB of the AIC's paired AIV (arch 3510). See Note [L0C to UB].
+  bool fixpipe_to_ub = false;
   nlohmann::json pipes;     // cost constants for the timing model, with their sources
   nlohmann::json raw;       // the whole description as loaded
 

@@ -23,6 +23,11 @@
 //   chain of cross-core flags; otherwise they are concurrent (WAW: overlapping GM write, RAW/WAR:
 //   cross-core race). Atomic writes (SetAtomicAdd etc.) do not conflict with each other.
 //   See Note [Cross-core happens-before].
+// - The UB an AIC's Fixpipe writes on a fixpipe_to_ub chip (Note [L0C to UB] in sim/core.h) is
+//   judged like GM: the AIC's write and every access of the AIV that owns the UB go to the shared
+//   shadow, keyed by host address, so the AIV's reads need the AIC's cross-core flag and the
+//   AIC's next write the AIV's; both cores forget the range when their block ends (the mapping
+//   is reused by a later group).
 // - initcheck keeps one "written" bit per local granule from block start; a read of a granule
 //   never written is reported. Writes mark whole granules (DataCopy moves whole 32-byte blocks).
 // - synccheck walks the flags and queue buffers still pending when a block ends normally.
@@ -287,6 +292,7 @@ class Sanitizer::Impl {
     kernel_ = kernel;
     states_.clear();
     core_names_.clear();
+    shared_ub_ended_.clear();
     for (auto& s : shards_) s.pages.clear();
     std::lock_guard<std::mutex> fl(flags_mu_);
     channels_.clear();
@@ -314,6 +320,21 @@ class Sanitizer::Impl {
   void BlockEnd(sim::Core& core) {
     CoreState& cs = StateOf(core);
     if (options_.tools & kSynccheck) LeftoverChecks(cs);
+    // The group's UB mapping may go to another group once both its cores ended (Note [L0C to
+    // UB]): forget it then, not before (the AIC may end before its AIV reads what it wrote).
+    const uint8_t* ub = core.SharesUb() ? core.LocalBase(arch::Buffer::kUb) : core.PeerUb();
+    if (ub != nullptr) {
+      const auto lo = reinterpret_cast<uintptr_t>(ub);
+      bool last = false;
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (++shared_ub_ended_[lo] == 2) {
+          shared_ub_ended_.erase(lo);
+          last = true;
+        }
+      }
+      if (last) RetireGm(lo, lo + core.LocalSize(arch::Buffer::kUb));
+    }
     t_cache = {};
     std::lock_guard<std::mutex> lk(mu_);
     states_.erase(&core);
@@ -539,28 +560,33 @@ class Sanitizer::Impl {
     return k != nullptr && (*k)[a.pipe] >= a.clock;
   }
 
-  // Checks one granule (starting at byte `glo`) of the shared GM shadow against the current
-  // block's access (pipe p, clock c) and records it.
+  // Checks one granule (starting at host byte `glo`) of the shared shadow against the current
+  // block's access (pipe p, clock c) and records it. Findings name buffer `b` at offset
+  // glo - base (GM: base 0; a shared UB: its host start).
   static void CheckShared(CoreState& cs, SharedGranule& sg, bool write, bool atomic, Pipe p,
-                          Clock c, uint32_t site, uint32_t mask, uint64_t glo) {
+                          Clock c, uint32_t site, uint32_t mask, uint64_t glo,
+                          arch::Buffer b = arch::Buffer::kGm, uint64_t base = 0) {
     const BlockAccess me{cs.index, cs.epoch, cs.full_epoch, c, site, mask,
                          static_cast<uint8_t>(Idx(p)), cs.type};
+    const uint64_t at = glo - base;
+    // Two cores writing a shared UB unordered race; "overlapping GM write" is GM's own report.
+    const DefectKind waw = b == arch::Buffer::kGm ? DefectKind::kGmOverlap
+                                                  : DefectKind::kCrossCoreRace;
     BlockAccess& w = sg.write;
     if (w.core >= 0 && (w.mask & mask) && !OrderedAcross(cs, w)) {
       const uint32_t both = w.mask & mask;
       if (!write) {
-        Note(cs, DefectKind::kCrossCoreRace, w.site, w.core, arch::Buffer::kGm,
-             glo + LowByte(both), glo + HighByte(both));
+        Note(cs, DefectKind::kCrossCoreRace, w.site, w.core, b, at + LowByte(both),
+             at + HighByte(both));
       } else if (!(atomic && sg.write_atomic)) {
-        Note(cs, DefectKind::kGmOverlap, w.site, w.core, arch::Buffer::kGm, glo + LowByte(both),
-             glo + HighByte(both));
+        Note(cs, waw, w.site, w.core, b, at + LowByte(both), at + HighByte(both));
       }
     }
     if (write) {
       for (BlockAccess& r : sg.reads) {
         if (r.core >= 0 && (r.mask & mask) && !OrderedAcross(cs, r)) {
-          Note(cs, DefectKind::kCrossCoreRace, r.site, r.core, arch::Buffer::kGm,
-               glo + LowByte(r.mask & mask), glo + HighByte(r.mask & mask));
+          Note(cs, DefectKind::kCrossCoreRace, r.site, r.core, b, at + LowByte(r.mask & mask),
+               at + HighByte(r.mask & mask));
         }
       }
       // One instruction's strided ranges share a stamp; a later write replaces the record (an
@@ -615,6 +641,11 @@ class Sanitizer::Impl {
                      g * kGranuleBytes);
       }
     }
+    const bool shared_ub = b == arch::Buffer::kUb && cs.core->SharesUb();
+    if (shared_ub && (options_.tools & (kRacecheck | kMemcheck))) {
+      const auto base = reinterpret_cast<uintptr_t>(cs.core->LocalBase(b));
+      TouchShared(cs, base + lo, base + hi, write, false, p, c, site, b, base);
+    }
     if (options_.tools & kInitcheck) {
       auto& written = cs.written[bi];
       if (written.empty()) written.resize((size + kGranuleBytes - 1) / kGranuleBytes);
@@ -622,6 +653,7 @@ class Sanitizer::Impl {
         std::fill(written.begin() + g0, written.begin() + g1 + 1, 1);
       } else if (!imprecise) {
         for (uint64_t g = g0; g <= g1; ++g) {
+          if (!written[g] && shared_ub && WrittenByPeer(cs, b, g)) written[g] = 1;
           if (!written[g]) {
             Note(cs, DefectKind::kUninitRead, 0, cs.index, b, std::max(lo, g * kGranuleBytes),
                  std::min(hi, (g + 1) * kGranuleBytes));
@@ -629,6 +661,59 @@ class Sanitizer::Impl {
         }
       }
     }
+  }
+
+  // Checks and records host bytes [lo, hi) in the shared shadow (GM across blocks, or a UB two
+  // cores share: Note [L0C to UB]); findings name buffer `b` at offsets from `base`.
+  void TouchShared(CoreState& cs, uint64_t lo, uint64_t hi, bool write, bool atomic, Pipe p,
+                   Clock c, uint32_t site, arch::Buffer b, uint64_t base) {
+    for (uint64_t page = lo / kPageBytes; page <= (hi - 1) / kPageBytes; ++page) {
+      const uint64_t plo = std::max(lo, page * kPageBytes);
+      const uint64_t phi = std::min(hi, (page + 1) * kPageBytes);
+      const uint64_t first = page * kGranulesPerPage;
+      Shard& shard = shards_[page % kShards];
+      std::lock_guard<std::mutex> lk(shard.mu);
+      auto& slot = shard.pages[page];
+      if (!slot) slot = std::make_unique<SharedPage>();
+      for (uint64_t g = plo / kGranuleBytes; g <= (phi - 1) / kGranuleBytes; ++g) {
+        CheckShared(cs, (*slot)[g - first], write, atomic, p, c, site, MaskOf(g, plo, phi),
+                    g * kGranuleBytes, b, base);
+      }
+    }
+  }
+
+  // Returns true when another core (the AIC's Fixpipe) wrote granule g of this AIV's shared
+  // buffer `b`, so initcheck counts it as written (Note [L0C to UB]).
+  bool WrittenByPeer(const CoreState& cs, arch::Buffer b, uint64_t g) {
+    const uint64_t addr = reinterpret_cast<uintptr_t>(cs.core->LocalBase(b)) + g * kGranuleBytes;
+    const uint64_t page = addr / kPageBytes;
+    Shard& shard = shards_[page % kShards];
+    std::lock_guard<std::mutex> lk(shard.mu);
+    auto it = shard.pages.find(page);
+    if (it == shard.pages.end()) return false;
+    const BlockAccess& w = (*it->second)[addr / kGranuleBytes - page * kGranulesPerPage].write;
+    return w.core >= 0 && w.core != cs.index;
+  }
+
+  // Records the write of an AIC's Fixpipe into its AIV's UB (Instr::dst_in_peer_ub): bounds,
+  // alignment, and the shared shadow the AIV's accesses meet.
+  void TouchPeerUb(CoreState& cs, const sim::MemRef& m, const sim::Stride& s, Pipe p, Clock c,
+                   uint32_t site) {
+    const arch::Buffer b = arch::Buffer::kUb;
+    const uint64_t size = cs.core->LocalSize(b);
+    if ((options_.tools & kMemcheck) && m.offset % cs.core->chip().spec(b).align != 0) {
+      Note(cs, DefectKind::kMisaligned, 0, cs.index, b, m.offset, m.offset + m.bytes);
+    }
+    const auto base = reinterpret_cast<uintptr_t>(cs.core->PeerUb());
+    ForEachRange(m, s, [&](uint64_t lo, uint64_t hi) {
+      if (hi > size) {
+        Note(cs, DefectKind::kOutOfBounds, 0, cs.index, b, std::max(lo, size), hi);
+        hi = size;
+      }
+      if (lo < hi && base != 0 && (options_.tools & (kRacecheck | kMemcheck))) {
+        TouchShared(cs, base + lo, base + hi, true, false, p, c, site, b, base);
+      }
+    });
   }
 
   void TouchGm(CoreState& cs, uint64_t lo, uint64_t hi, bool write, bool atomic, Pipe p, Clock c,
@@ -742,7 +827,11 @@ class Sanitizer::Impl {
     for (int k = 0; k < in.src_count && k < sim::Instr::kMaxSrc; ++k) {
       Touch(cs, in.src[k], in.src_stride[k], false, false, p, c, site, imprecise, transfer);
     }
-    Touch(cs, in.dst, in.dst_stride, true, atomic, p, c, site, imprecise, transfer);
+    if (in.dst_in_peer_ub) [[unlikely]] {
+      TouchPeerUb(cs, in.dst, in.dst_stride, p, c, site);
+    } else {
+      Touch(cs, in.dst, in.dst_stride, true, atomic, p, c, site, imprecise, transfer);
+    }
     for (Finding& f : cs.findings) {
       f.detail = Explain(cs, f, p);
       Emit(cs, site, f);
@@ -955,6 +1044,8 @@ class Sanitizer::Impl {
     for (const auto& [site, f] : out) Emit(cs, site, f);
   }
 
+  // Per shared UB (host start, Note [L0C to UB]): how many of its group's two cores ended.
+  std::unordered_map<uint64_t, int> shared_ub_ended_;  // guarded by mu_
   struct Shard {
     std::mutex mu;
     std::unordered_map<uint64_t, std::unique_ptr<SharedPage>> pages;

@@ -162,11 +162,14 @@ CostModel::CostModel(const arch::Chip& chip) {
            ": an l2_write_bytes_per_cycle entry of pipes is ", v, "; it must be positive");
     }
   }
+  // Optional: Fixpipe L0C -> UB (chips with fixpipe_to_ub; default: the L0C -> GM rate).
+  fix_ub_bw_ = p.contains("fix_ub_bytes_per_cycle") ? Need(chip, p, "fix_ub_bytes_per_cycle")
+                                                    : fix_bw_;
   cube_head_ = Need(chip, p, "cube_head_cycles");
   flag_cycles_ = Need(chip, p, "flag_cycles");
   sync_all_cycles_ = Need(chip, p, "sync_all_cycles");
   for (double v : {mte2_bw_, mte3_bw_, mte1_l0a_bw_, mte1_l0b_bw_, mte1_bt_bw_, fix_bw_,
-                   vector_bytes_per_cycle_}) {
+                   fix_ub_bw_, vector_bytes_per_cycle_}) {
     if (v <= 0) {
       Fail(StatusCode::kInvalidArgument, std::source_location::current(), "chip ", chip.name,
            ": a bytes_per_cycle entry of pipes is ", v, "; bandwidths must be positive");
@@ -227,7 +230,7 @@ double CostModel::PipeBytesPerCycle(const Record& r) const {
   switch (r.pipe) {
     case Pipe::kMte2: return mte2_bw_;
     case Pipe::kMte3: return mte3_bw_;
-    case Pipe::kFix: return fix_bw_;
+    case Pipe::kFix: return r.dst == arch::Buffer::kUb ? fix_ub_bw_ : fix_bw_;
     case Pipe::kMte1:
       return r.dst == arch::Buffer::kL0A ? mte1_l0a_bw_
              : r.dst == arch::Buffer::kL0B ? mte1_l0b_bw_ : mte1_bt_bw_;
@@ -272,7 +275,7 @@ double CostModel::Cost(const Record& r, double gm_bytes_per_cycle, double l2_hit
     case Pipe::kMte2: return mte2_head_ + bytes / rate(mte2_bw_);
     case Pipe::kMte3: return mte3_head_ + bytes / rate(mte3_bw_);
     case Pipe::kMte1: return mte1_head_ + bytes / PipeBytesPerCycle(r);
-    case Pipe::kFix: return fix_head_ + bytes / rate(fix_bw_);
+    case Pipe::kFix: return fix_head_ + bytes / rate(PipeBytesPerCycle(r));
     case Pipe::kS: return scalar_cycles_;
     case Pipe::kAll: return 0;
   }

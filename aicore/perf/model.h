@@ -81,6 +81,7 @@ class CostModel {
   double fix_bw_ = 0, fix_head_ = 0;
   // GM writes into lines L2 holds (0: at the GM rate, fix_bw_ / mte3_bw_).
   double fix_l2_bw_ = 0, mte3_l2_bw_ = 0;
+  double fix_ub_bw_ = 0;  // Fixpipe L0C -> UB (fix_ub_bytes_per_cycle)
   double cube_head_ = 0;
   double flag_cycles_ = 0, sync_all_cycles_ = 0;
   std::unordered_map<std::string, double> cube_macs_;

@@ -83,10 +83,10 @@ const char* PipeName(Pipe p) {
 }
 
 Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& id,
-           const std::vector<Observer*>& observers)
+           const std::vector<Observer*>& observers, std::shared_ptr<uint8_t> group_ub)
     : chip_(&chip), kernel_name_(std::move(kernel_name)), id_(id),
       serial_(g_next_serial.fetch_add(1, std::memory_order_relaxed)), observers_(observers),
-      observed_(!observers.empty()) {
+      observed_(!observers.empty()), group_ub_(std::move(group_ub)) {
   if (serial_ == 0) serial_ = g_next_serial.fetch_add(1, std::memory_order_relaxed);  // wrapped
   const uint64_t seed = Seed().load();
   deferring_ = seed != 0;
@@ -94,19 +94,24 @@ Core::Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& 
             static_cast<uint64_t>(id.type));
   // One arena per core; each buffer starts 4 KiB-aligned so every documented alignment holds for
   // host addresses too.
+  // An AIV of a 1:1 group on a fixpipe_to_ub chip takes its UB from the group (Note [L0C to UB]).
+  const auto own = [&](arch::Buffer b) {
+    return CoreHas(id.type, chip, b) && !(b == arch::Buffer::kUb && SharesUb());
+  };
   size_t total = 0;
   for (int i = 0; i < arch::kBufferCount; ++i) {
     auto b = static_cast<arch::Buffer>(i);
-    if (CoreHas(id.type, chip, b)) total += (chip.spec(b).bytes + 4095) & ~size_t{4095};
+    if (own(b)) total += (chip.spec(b).bytes + 4095) & ~size_t{4095};
   }
   if (total > 0) {
     arena_ = static_cast<uint8_t*>(AcquireMapping(total));
     arena_bytes_ = total;
   }
   size_t off = 0;
+  if (SharesUb()) local_[static_cast<int>(arch::Buffer::kUb)] = group_ub_.get();
   for (int i = 0; i < arch::kBufferCount; ++i) {
     auto b = static_cast<arch::Buffer>(i);
-    if (!CoreHas(id.type, chip, b)) continue;
+    if (!own(b)) continue;
     local_[i] = arena_ + off;
     off += (chip.spec(b).bytes + 4095) & ~size_t{4095};
   }

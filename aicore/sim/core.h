@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <utility>
@@ -60,10 +61,23 @@ struct CoreIdentity {
   int64_t group_idx = 0;      // the AI Core (group) this core belongs to
 };
 
+// Note [L0C to UB]
+// On a chip with Chip::fixpipe_to_ub (arch 3510) Fixpipe can move L0C into UB, and the UB it
+// writes is the paired AIV's: the AIC has none of its own (ascendc-reference.md 6.1, 7.2). The
+// sim models it for 1:1 mix launches (KernelMode::kMix1To1), where the pairing is one AIC to one
+// AIV: the scheduler maps the AIV's UB once per group and hands it to both cores, the AIV as its
+// UB and the AIC as PeerUb(). On the AIC, TPipe gives UB queues and TBufs memory there at the
+// offsets the AIV's TPipe gives them when both allocate in the same order (the AIC's own
+// allocations stay bookkeeping otherwise, Note [UB queues on the AIC]); only Fixpipe may write
+// them from the AIC, and its funnel record says so (Instr::dst_in_peer_ub). The dual-destination
+// mode that splits one Fixpipe between the two AIVs of a 1:2 group is not modelled: a 1:2 AIC
+// has no PeerUb() and Fixpipe to UB there is an error.
 class Core {
  public:
+  // `group_ub`: the UB shared by the AIC and the AIV of a 1:1 mix group (Note [L0C to UB]), or
+  // nullptr (every other launch): the AIV uses it as its UB, the AIC as PeerUb().
   Core(const arch::Chip& chip, std::string kernel_name, const CoreIdentity& id,
-       const std::vector<Observer*>& observers);
+       const std::vector<Observer*>& observers, std::shared_ptr<uint8_t> group_ub = nullptr);
   ~Core();
   Core(const Core&) = delete;
   Core& operator=(const Core&) = delete;
@@ -83,6 +97,11 @@ class Core {
   // Returns the host memory backing local buffer `b` (nullptr if this core lacks it).
   uint8_t* LocalBase(arch::Buffer b) const { return local_[static_cast<int>(b)]; }
   uint64_t LocalSize(arch::Buffer b) const { return chip_->spec(b).bytes; }
+  // Returns the UB of this AIC's paired AIV when Fixpipe can write it (Note [L0C to UB]), else
+  // nullptr.
+  uint8_t* PeerUb() const { return id_.type == CoreType::kAic ? group_ub_.get() : nullptr; }
+  // Returns true when this AIV's UB is also written by its AIC's Fixpipe (Note [L0C to UB]).
+  bool SharesUb() const { return id_.type == CoreType::kAiv && group_ub_ != nullptr; }
   // Returns the buffer and offset of host address `p` if it lies in one of this core's local
   // buffers, else {kGm, address}.
   MemRef Locate(const void* p, uint64_t bytes) const;
@@ -165,6 +184,7 @@ class Core {
   std::array<std::vector<std::function<void()>>, kPipeCount> deferred_;
   std::mt19937_64 rng_;
   std::array<uint8_t*, arch::kBufferCount> local_{};
+  std::shared_ptr<uint8_t> group_ub_;  // Note [L0C to UB]
   uint8_t* arena_ = nullptr;
   size_t arena_bytes_ = 0;
 };

@@ -65,6 +65,9 @@ struct Instr {
   uint32_t repeat = 0;            // vector repeat count (level-0 APIs), 0 otherwise
   int32_t event_id = -1;          // flags and queue events; SyncAll: 1 when isAIVOnly, else 0
   uint64_t flops = 0;
+  // dst is a range of the UB of the issuing AIC's paired AIV, not of a buffer of its own
+  // (Fixpipe L0C -> UB, Note [L0C to UB] in sim/core.h).
+  bool dst_in_peer_ub = false;
   std::source_location loc;
 };
 

@@ -28,6 +28,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "aicore/core/env.h"
@@ -35,6 +36,7 @@
 #include "aicore/sim/fiber.h"
 #include "aicore/sim/gm_copies.h"
 #include "aicore/sim/gm_registry.h"
+#include "aicore/sim/page_pool.h"
 #include "aicore/sim/source_site.h"
 
 namespace aicore::sim {
@@ -83,6 +85,10 @@ struct Launch {
   int64_t aiv_count = 0;
   int64_t suspensions = 0;  // BlockUntil calls that suspended, for the debug log
   uint64_t gm_epoch = kGmEpochNow;  // the launching thread's GM view epoch
+  // Note [L0C to UB]: per group of a 1:1 mix launch on a fixpipe_to_ub chip, the UB its AIC and
+  // AIV share, alive while either core is.
+  std::mutex ub_mu;
+  std::unordered_map<int64_t, std::weak_ptr<uint8_t>> group_ub;
 
   // Call with mu held after changing anything a predicate may read.
   void Bump() {
@@ -252,12 +258,29 @@ Status StartFailure(Launch& L, const CoreIdentity& id, const std::string& why) {
                        " KiB stack and its local memory): ", why));
 }
 
+// Returns the UB group `id` shares between its AIC and AIV (Note [L0C to UB]), or nullptr when
+// the launch shares none.
+std::shared_ptr<uint8_t> GroupUb(Launch& L, const CoreIdentity& id) {
+  if (!L.chip->fixpipe_to_ub || L.spec->mode != KernelMode::kMix1To1 || !L.chip->split()) {
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lk(L.ub_mu);
+  std::weak_ptr<uint8_t>& slot = L.group_ub[id.group_idx];
+  if (std::shared_ptr<uint8_t> ub = slot.lock()) return ub;
+  const size_t bytes = (L.chip->spec(arch::Buffer::kUb).bytes + 4095) & ~size_t{4095};
+  std::shared_ptr<uint8_t> ub(static_cast<uint8_t*>(AcquireMapping(bytes)),
+                              [bytes](uint8_t* p) { ReleaseMapping(p, bytes); });
+  slot = ub;
+  return ub;
+}
+
 // Creates block `id`'s core and fiber, or returns why it cannot (ResourceExhausted).
 Status StartBlock(Launch& L, const CoreIdentity& id, std::unique_ptr<BlockState>* out) {
   const size_t stack_bytes = L.stack_kib << 10;
   try {
     auto b = std::make_unique<BlockState>();
-    b->core = std::make_unique<Core>(*L.chip, L.spec->kernel_name, id, L.observers);
+    b->core =
+        std::make_unique<Core>(*L.chip, L.spec->kernel_name, id, L.observers, GroupUb(L, id));
     BlockState* raw = b.get();
     Launch* lp = &L;
     b->fiber = std::make_unique<Fiber>(

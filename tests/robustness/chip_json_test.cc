@@ -40,6 +40,23 @@ TEST(ChipJsonTest, EveryPresetIsValid) {
   }
 }
 
+TEST(ChipJsonTest, CapabilitiesAreBooleansOfSplitChips) {
+  EXPECT_TRUE(LoadChip("ascend950").fixpipe_to_ub);
+  EXPECT_FALSE(LoadChip("ascend910b1").fixpipe_to_ub);  // absent: false
+  json j = Preset("ascend950");
+  j["capabilities"]["fixpipe_to_ub"] = "yes";
+  EXPECT_EQ(Rejection(j), "chip description my_chip.json: capabilities.fixpipe_to_ub is \"yes\"; "
+                          "allowed: true or false");
+  j["capabilities"]["fixpipe_to_ub"] = true;
+  j["capabilities"]["fixpipe_to_l2"] = true;
+  EXPECT_THAT(Rejection(j), HasSubstr("capabilities.fixpipe_to_l2 is true; allowed: no such field "
+                                      "(known: fixpipe_to_ub, source)"));
+  j = Preset("ascend310p");
+  j["capabilities"] = {{"fixpipe_to_ub", true}};
+  EXPECT_THAT(Rejection(j), HasSubstr("capabilities.fixpipe_to_ub is true; allowed: false on a "
+                                      "coupled chip"));
+}
+
 TEST(ChipJsonTest, AlignMustBeAPowerOfTwo) {
   json j = Preset();
   j["buffers"]["UB"]["align"] = 0;
@@ -110,7 +127,7 @@ TEST(ChipJsonTest, WrongTypesAndRangesNameTheField) {
            Case{"event_id", 8,
                 "event_id is 8; allowed: no such field (known: name, soc_version, npu_arch, "
                 "core_mode, aic_count, aiv_count, clock_mhz, event_ids, buffers, positions, "
-                "memory, pipes, source)"},
+                "memory, capabilities, pipes, source)"},
        }) {
     SCOPED_TRACE(c.key);
     json j = Preset();

@@ -39,6 +39,7 @@ void CheckLocal(const LocalTensor<T>& t, uint64_t need_bytes, std::initializer_l
          aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
          aicore::arch::BufferName(b), "; this data path needs ", names);
   }
+  if (AicUbTensor(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
   if ((reinterpret_cast<uintptr_t>(t.data()) & 31u) != 0) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at ", aicore::arch::BufferName(b),
          " offset ", Core().Locate(t.data(), 0).offset, ", not on a 32-byte boundary");

@@ -380,6 +380,25 @@ bool PrepareFixpipe(FixpipeJob& job, int64_t quant_elems, bool dst_signed, uint6
   return true;
 }
 
+void CheckFixpipeToUb(const char* position, const SrcLoc& loc) {
+  auto& core = Core();
+  const auto& chip = core.chip();
+  if (!chip.fixpipe_to_ub) {
+    Fail(StatusCode::kFailedPrecondition, "Fixpipe", loc, "dst is a ", position,
+         " tensor in UB, but ", chip.name, " (NPU arch ", chip.npu_arch,
+         ") has no L0C -> UB path: its Fixpipe writes L0C to GM (GlobalTensor) or L1 (A1, B1, C1, "
+         "TSCM) only; L0C -> UB needs a chip with the fixpipe_to_ub capability (ascend950, arch "
+         "3510)");
+  }
+  if (core.PeerUb() == nullptr) {
+    Fail(StatusCode::kFailedPrecondition, "Fixpipe", loc, "dst is a ", position, " tensor in UB: ",
+         chip.name, " writes L0C into the UB of the AIC's paired AIV, which only a 1:1 mix launch "
+         "(KernelMode::kMix1To1, __mix__(1, 1)) gives ", core.Name(),
+         "; the dual-destination mode that splits a tile between the two AIVs of a 1:2 group is "
+         "not modelled");
+  }
+}
+
 void FixpipeMove(const FixpipeJob& job) {
   const bool relu = job.p.reluEn;
   using aicore::bfloat16;
@@ -427,6 +446,11 @@ aicore::sim::Instr FixpipeInstr(aicore::sim::Core& core, const FixpipeJob& job, 
   in.api = "Fixpipe";
   in.dtype = job.dst_type;
   in.dst = core.Locate(job.dst, dst_bytes);
+  if (job.dst_peer_ub) {
+    in.dst = {aicore::arch::Buffer::kUb, static_cast<uint64_t>(job.dst - core.PeerUb()),
+              dst_bytes};
+    in.dst_in_peer_ub = true;
+  }
   in.src[0] = core.Locate(job.src, src_bytes);
   in.src_count = 1;
   in.dst_stride = {1, static_cast<uint32_t>(moved), moved};

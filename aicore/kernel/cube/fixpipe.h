@@ -1,6 +1,7 @@
 // Fixpipe: moves a Mmad result from L0C (CO1, Nz with 16 x 16 fractals) to GM or L1 on the FIX
-// pipe, converting NZ -> ND (CFG_ROW_MAJOR) or keeping NZ (CFG_NZ), with on-the-fly
-// quantisation (QuantMode_t) and ReLU. GM writes honour SetAtomicAdd/Max/Min.
+// pipe, or to UB on a chip with the L0C -> UB path (Note [L0C to UB] in sim/core.h), converting
+// NZ -> ND (CFG_ROW_MAJOR) or keeping NZ (CFG_NZ), with on-the-fly quantisation (QuantMode_t)
+// and ReLU. GM writes honour SetAtomicAdd/Max/Min.
 //
 // Note [Fixpipe layouts]
 // L0C element (m, n) of source matrix i sits at
@@ -106,6 +107,7 @@ struct FixpipeJob {
   aicore::DType src_type = aicore::DType::kUnknown;
   bool nz2nd = true;
   bool dst_gm = false;
+  bool dst_peer_ub = false;  // dst is in the UB of the AIC's paired AIV (Note [L0C to UB])
   int atomic_mode = 0;
   FixpipeParamsV220 p;
   // Derived geometry.
@@ -119,6 +121,10 @@ struct FixpipeJob {
 // one). Sets *dst_bytes / *src_bytes to the bytes each side must hold.
 bool PrepareFixpipe(FixpipeJob& job, int64_t quant_elems, bool dst_signed, uint64_t* dst_bytes,
                     uint64_t* src_bytes, const SrcLoc& loc);
+
+// Fails unless this core may write the UB of a Fixpipe destination: an AIC with PeerUb() (a 1:1
+// mix launch on a fixpipe_to_ub chip). `position` names the destination's TPosition.
+void CheckFixpipeToUb(const char* position, const SrcLoc& loc);
 
 // Moves (and converts) the data of a prepared job.
 void FixpipeMove(const FixpipeJob& job);
@@ -160,6 +166,22 @@ void FixpipeImpl(const Dst& dst, const LocalTensor<U>& src, const uint64_t* quan
     CheckGmExtent(dst, dst_bytes, "Fixpipe", "dst", loc);
     job.dst_gm = true;
     job.atomic_mode = core.atomic_mode;
+  } else if (BufferOf(dst) == Buffer::kUb && !core.HasBuffer(Buffer::kUb)) {
+    // L0C -> the paired AIV's UB (Note [L0C to UB]).
+    CheckFixpipeToUb(aicore::arch::PositionName(ToArch(dst.GetPosition())), loc);
+    dst.CheckLive("Fixpipe", loc);
+    const uint8_t* ub = core.PeerUb();
+    const uint64_t off = static_cast<uint64_t>(job.dst - ub);
+    if (off % 32 != 0) {
+      Fail(StatusCode::kInvalidArgument, "Fixpipe", loc, "dst starts at UB offset ", off,
+           ", not on a 32-byte boundary");
+    }
+    if (dst_bytes > dst.bytes()) {
+      Fail(StatusCode::kOutOfRange, "Fixpipe", loc, "dst LocalTensor: the copy reaches byte ",
+           dst_bytes, " but the tensor holds ", dst.GetSize(), " elements (", dst.bytes(),
+           " bytes)");
+    }
+    job.dst_peer_ub = true;
   } else {
     CheckLocal(dst, dst_bytes, {Buffer::kL1, Buffer::kUb}, "Fixpipe", "dst", loc);
   }
@@ -196,7 +218,10 @@ void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
                                     cbufWorkspace.GetSize(), intriParams, loc);
 }
 
-// L0C (CO1) -> L1 (A1/B1/C1/TSCM), or -> UB on a core that has both L0C and UB.
+// L0C (CO1) -> L1 (A1/B1/C1/TSCM), or -> UB (VECIN/VECOUT/VECCALC): on a chip with the L0C ->
+// UB path (Chip::fixpipe_to_ub, arch 3510) the AIC of a 1:1 mix launch writes its AIV's UB, at
+// the tensor's offset (Note [L0C to UB] in sim/core.h); elsewhere a UB destination is an error
+// (FailedPrecondition) naming the chip and the paths it has.
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
              const FixpipeParamsV220& intriParams, detail::SrcLoc loc = detail::SrcLoc::current()) {

@@ -31,6 +31,13 @@ void FailForeignTensor(const char* api, const SrcLoc& loc) {
        "code)");
 }
 
+void FailAicUbTensor(const char* api, const char* role, const SrcLoc& loc) {
+  Fail(StatusCode::kFailedPrecondition, api, loc, role, " is a UB tensor on ", Core().Name(),
+       ", which has no UB: on ", Core().chip().name,
+       " the AIC's UB tensors address its AIV's UB, and only Fixpipe (L0C -> UB) may write them "
+       "from the AIC (use the tensor in AIV code)");
+}
+
 std::string DescribeGmExtent(const void* p, uint64_t extent_bytes, bool sized, uint64_t size,
                              uint32_t elem, GmExtent state) {
   const aicore::sim::GmBlock b = aicore::sim::FindGmBlock(p);

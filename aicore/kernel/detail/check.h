@@ -40,6 +40,16 @@ inline uint32_t CurrentCoreSerial() {
 // Raises the error of a LocalTensor used on a core other than the one that made it.
 [[noreturn]] void FailForeignTensor(const char* api, const SrcLoc& loc);
 
+// Raises the error of a UB tensor used on an AIC by an API other than Fixpipe: on a
+// fixpipe_to_ub chip the AIC's UB tensors address its AIV's UB (Note [L0C to UB]).
+[[noreturn]] void FailAicUbTensor(const char* api, const char* role, const SrcLoc& loc);
+
+// Returns true when a tensor in buffer `b` may not be used by a non-Fixpipe API on this core: a
+// UB tensor on a core without UB.
+inline bool AicUbTensor(aicore::arch::Buffer b) {
+  return b == aicore::arch::Buffer::kUb && !Core().HasBuffer(aicore::arch::Buffer::kUb);
+}
+
 // Builds the funnel record of a scalar (PIPE_S) access to one element at `p`.
 aicore::sim::Instr ScalarInstr(aicore::sim::Core& core, const char* api, bool write,
                                const void* p, uint32_t bytes, aicore::DType dt, const SrcLoc& loc);

@@ -182,6 +182,22 @@ uint8_t* TPipe::Carve(TPosition pos, uint64_t bytes, int buffers, const detail::
                  "LocalMemAllocator hands out from offset 0; TPipe buffers there would alias its "
                  "tensors (do not mix TPipe and static tensors in one buffer)");
   }
+  if (!core_->HasBuffer(b) && b == aicore::arch::Buffer::kUb && core_->PeerUb() != nullptr) {
+    // Note [L0C to UB]: the AIC of a 1:1 group on a fixpipe_to_ub chip addresses its AIV's UB,
+    // at the offsets the AIV's TPipe hands out when it allocates in the same order.
+    uint64_t& used = used_[static_cast<int>(b)];
+    const uint64_t cap = chip.spec(b).bytes;
+    const uint64_t align = chip.spec(b).align;
+    const uint64_t start = (used + align - 1) / align * align;
+    if (start + bytes > cap) {
+      detail::Fail(aicore::StatusCode::kResourceExhausted, "InitBuffer", loc, pos_name,
+                   " buffer of ", bytes, " B does not fit in the paired AIV's UB: ",
+                   cap - std::min(cap, start), " B of ", cap, " B are left on ", chip.name);
+    }
+    used = start + bytes;
+    buffers_ += buffers;
+    return core_->PeerUb() + start;
+  }
   if (!core_->HasBuffer(b) && b == aicore::arch::Buffer::kUb &&
       core_->id().type == aicore::sim::CoreType::kAic) {
     // Note [UB queues on the AIC]: a mix kernel's body runs on the AIC too, and CANN accepts its

@@ -40,6 +40,7 @@ void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
          aicore::arch::BufferName(b),
          "; vector instructions read and write UB only (VECIN, VECOUT, VECCALC)");
   }
+  if (AicUbTensor(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
   if ((reinterpret_cast<uintptr_t>(t.data()) & 31u) != 0) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
          core.Locate(t.data(), 0).offset, ", not on a 32-byte boundary");
@@ -59,6 +60,7 @@ void CheckUbOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, con
          aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
          aicore::arch::BufferName(b), "; vector instructions read and write UB only");
   }
+  if (AicUbTensor(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
   if (reinterpret_cast<uintptr_t>(t.data()) % align != 0) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
          core.Locate(t.data(), 0).offset, ", not on a ", align, "-byte boundary");

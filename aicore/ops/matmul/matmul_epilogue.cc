@@ -22,6 +22,7 @@
 
 #include "aicore/ops/elementwise/elementwise.h"
 #include "aicore/ops/matmul/matmul_layout.h"
+#include "aicore/ops/patterns/matmul_epilogue_ub.h"
 #include "aicore/runtime/stream.h"
 
 namespace aicore::ops {
@@ -292,18 +293,38 @@ std::function<void()> BodyFor(DType compute, const patterns::MatmulEpilogueTilin
   }
 }
 
-std::function<void()> Body(Activation act, DType compute, const patterns::MatmulEpilogueTiling& t) {
+template <class Hooks>
+std::function<void()> UbBodyFor(DType compute, const patterns::MatmulEpilogueTiling& t) {
+  switch (compute) {
+    case DType::kF16:
+      return [t] { patterns::MatmulEpilogueUbKernel<Hooks, half>(t); };
+    case DType::kBF16:
+      return [t] { patterns::MatmulEpilogueUbKernel<Hooks, bfloat16>(t); };
+    default:
+      return [t] { patterns::MatmulEpilogueUbKernel<Hooks, float>(t); };
+  }
+}
+
+template <class Hooks>
+std::function<void()> StrategyBody(EpilogueStrategy s, DType compute,
+                                   const patterns::MatmulEpilogueTiling& t) {
+  return s == EpilogueStrategy::kL0cToUb ? UbBodyFor<Hooks>(compute, t)
+                                         : BodyFor<Hooks>(compute, t);
+}
+
+std::function<void()> Body(Activation act, EpilogueStrategy s, DType compute,
+                           const patterns::MatmulEpilogueTiling& t) {
   switch (act) {
     case Activation::kRelu:
-      return BodyFor<patterns::ReluAct>(compute, t);
+      return StrategyBody<patterns::ReluAct>(s, compute, t);
     case Activation::kGeluErf:
-      return BodyFor<patterns::GeluErfAct>(compute, t);
+      return StrategyBody<patterns::GeluErfAct>(s, compute, t);
     case Activation::kGeluTanh:
-      return BodyFor<patterns::GeluTanhAct>(compute, t);
+      return StrategyBody<patterns::GeluTanhAct>(s, compute, t);
     case Activation::kSilu:
-      return BodyFor<patterns::SiluAct>(compute, t);
+      return StrategyBody<patterns::SiluAct>(s, compute, t);
     default:
-      return BodyFor<patterns::IdentityAct>(compute, t);
+      return StrategyBody<patterns::IdentityAct>(s, compute, t);
   }
 }
 
@@ -467,6 +488,39 @@ MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) 
     t.cube = matmul_detail::CubeTiling(chip, 1, std::min(t.m, tm), std::min(t.n, tn), t.k,
                                        plan.compute, c, a_trans, b_trans, args.op);
   }
+  // The L0C -> UB strategy: the AIV's UB holds one fp32 Matmul base block (the slot) besides
+  // the chunk tiles. The block above is kept when its base block fits; otherwise the block is
+  // narrowed (N to 256 then 128, then M likewise) until one does: on ascend950's 256 KB L0C the
+  // tiling picks 256 x 256 bases for large blocks, 256 KB of fp32 [model choice].
+  if (chip.fixpipe_to_ub && t.k > 0) {
+    const bool a_trans = LayoutOf(MatmulView(e.st, e.a, args.a, plan.compute, nullptr))->trans;
+    const bool b_trans = LayoutOf(MatmulView(e.st, e.b, args.b, plan.compute, nullptr))->trans;
+    for (const int64_t cap_m : {tm, int64_t{256}, int64_t{128}}) {
+      for (const int64_t cap_n : {tn, int64_t{256}, int64_t{128}}) {
+        const int64_t um = std::min(tm, cap_m), un = std::min(tn, cap_n);
+        const AscendC::tiling::TCubeTiling cube =
+            um == tm && un == tn
+                ? t.cube
+                : matmul_detail::CubeTiling(chip, 1, std::min(t.m, um), std::min(t.n, un), t.k,
+                                            plan.compute, DType::kF32, a_trans, b_trans, args.op);
+        const uint64_t slot = patterns::EpilogueUbSlotBytes(cube);
+        const uint64_t left = budget > slot ? budget - slot : 0;
+        const uint64_t ub_chunk = left / (4ull * tiles) / 16 * 16;
+        if (ub_chunk < static_cast<uint64_t>(patterns::EpilogueRound16(cube.baseN))) continue;
+        plan.strategy = EpilogueStrategy::kL0cToUb;
+        t.cube = cube;
+        t.tile_m = um;
+        t.tile_n = un;
+        t.m_tiles = (t.m + um - 1) / um;
+        t.n_tiles = (t.n + un - 1) / un;
+        plan.block_dim =
+            static_cast<uint32_t>(std::min<int64_t>(t.batch * t.m_tiles * t.n_tiles, aics));
+        t.chunk = static_cast<uint32_t>(ub_chunk);
+        plan.workspace_bytes = plan.staging_bytes;
+        return plan;
+      }
+    }
+  }
   plan.slots_bytes = Align512(static_cast<uint64_t>(plan.block_dim) * patterns::kEpilogueSlots *
                               static_cast<uint64_t>(tm * tn) * 4);
   plan.workspace_bytes = plan.staging_bytes + plan.slots_bytes;
@@ -504,12 +558,13 @@ Status Launch(const MatmulEpilogueArgs& args, const MatmulEpiloguePlan& plan, vo
                     e.residual_layout.row, plan.batch_shape);
     }
     t.out = OperandOf(DenseOrInPlace(e.st, e.out, args.out, dense[e.out]), false, plan.batch_shape);
-    t.workspace = ws + plan.staging_bytes;
+    const bool ub = plan.strategy == EpilogueStrategy::kL0cToUb;
+    t.workspace = ub ? nullptr : ws + plan.staging_bytes;
     LaunchOptions options;
-    options.mode = KernelMode::kMix;
+    options.mode = ub ? KernelMode::kMix1To1 : KernelMode::kMix;
     options.chip = plan.chip;
     return rt::LaunchKernelAsync(stream, "ops_matmul_epilogue", plan.block_dim, options,
-                                 Body(args.activation, plan.compute, t));
+                                 Body(args.activation, plan.strategy, plan.compute, t));
   });
 }
 

@@ -39,8 +39,16 @@ struct MatmulEpilogueArgs {
   const char* bias_name = "bias";
 };
 
+// How the product reaches the epilogue.
+enum class EpilogueStrategy : uint8_t {
+  kGmWorkspace,  // mix 1:2: the AIC writes fp32 blocks to a GM workspace (matmul_epilogue.h)
+  kL0cToUb,      // mix 1:1: the AIC's Fixpipe writes base blocks into its AIV's UB
+                 // (matmul_epilogue_ub.h); chips with Chip::fixpipe_to_ub, K > 0
+};
+
 struct MatmulEpiloguePlan {
   patterns::MatmulEpilogueTiling tiling;  // tensor addresses filled at launch
+  EpilogueStrategy strategy = EpilogueStrategy::kGmWorkspace;
   std::vector<int64_t> batch_shape;
   DType compute = DType::kF32;
   uint32_t block_dim = 0;      // AI Core groups (1 AIC + 2 AIV each); 0: an empty out
@@ -56,8 +64,10 @@ struct MatmulEpiloguePlan {
 // broadcastable to it; a split chip (AIC + AIV); no operand of the product sharing bytes with
 // out; sizes the Matmul takes.
 OpCheck CanImplement(const MatmulEpilogueArgs& args, const arch::Chip& chip);
-// Picks the block size, the Matmul tiling of one block, the UB chunk of the AIVs, the staging and
-// the workspace (staging slots + block_dim x 2 fp32 blocks). Call after CanImplement.
+// Picks the strategy (kL0cToUb where the chip has the L0C -> UB path, K > 0 and a base block
+// fits in UB beside the chunk tiles; kGmWorkspace otherwise), the block size, the Matmul tiling
+// of one block, the UB chunk of the AIVs, the staging and the workspace (staging slots, plus
+// block_dim x 2 fp32 blocks for kGmWorkspace). Call after CanImplement.
 MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip);
 // Enqueues the staging copies and the mix kernel "ops_matmul_epilogue" on `stream`; `workspace`
 // holds the plan's bytes. An empty out enqueues nothing.

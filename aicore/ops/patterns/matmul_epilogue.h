@@ -197,8 +197,11 @@ class MatmulEpilogueVector {
     if (t.out.dtype != DType::kF32) pipe_.InitBuffer(out_f32_, bytes);
     for (int i = 0; i < Hooks::kTemps; ++i) pipe_.InitBuffer(tmp_[i], bytes);
     const uint64_t slot = static_cast<uint64_t>(t.tile_m * t.tile_n);
-    gm_ws_.SetGlobalBuffer(t.workspace + (AscendC::GetBlockIdx() / 2) * kEpilogueSlots * slot * 4,
-                           kEpilogueSlots * slot * 4);
+    if (t.workspace != nullptr) {  // none on the L0C -> UB path (matmul_epilogue_ub.h)
+      gm_ws_.SetGlobalBuffer(
+          t.workspace + (AscendC::GetBlockIdx() / 2) * kEpilogueSlots * slot * 4,
+          kEpilogueSlots * slot * 4);
+    }
     Bind(t.bias, &gm_bias_);
     Bind(t.residual, &gm_res_);
     Bind(t.out, &gm_out_);
@@ -235,7 +238,7 @@ class MatmulEpilogueVector {
     }
   }
 
- private:
+ protected:  // the L0C -> UB kernel (matmul_epilogue_ub.h) reuses the chunk steps
   // Returns the fp32 conversion tile of an operand of dtype `dt` (none for fp32: Init gave it no
   // memory).
   static AscendC::LocalTensor<float> Scratch(AscendC::TBuf<AscendC::QuePosition::VECCALC>& buf,
