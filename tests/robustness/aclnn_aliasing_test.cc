@@ -15,12 +15,14 @@
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "aclnnop/aclnn_add.h"
+#include "aclnnop/aclnn_addmm.h"
 #include "aclnnop/aclnn_flash_attention_score.h"
 #include "aclnnop/aclnn_flash_attention_score_grad.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnnop/aclnn_logsoftmax.h"
 #include "aclnnop/aclnn_matmul.h"
+#include "aclnnop/aclnn_matmul_epilogue.h"
 #include "aclnnop/aclnn_mul.h"
 #include "aclnnop/aclnn_rms_norm.h"
 #include "aclnnop/aclnn_silu.h"
@@ -54,10 +56,9 @@ struct Tensors {
   // A float view of `b` (its whole storage); strides empty: contiguous.
   aclTensor* operator()(const Buf& b, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
                         int64_t offset = 0) {
-    aclTensor* t =
-        aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT,
-                        strides.empty() ? nullptr : strides.data(), offset, ACL_FORMAT_ND, &b.n, 1,
-                        b.p);
+    aclTensor* t = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT,
+                                   strides.empty() ? nullptr : strides.data(), offset,
+                                   ACL_FORMAT_ND, &b.n, 1, b.p);
     EXPECT_NE(t, nullptr) << Msg();
     all.push_back(t);
     return t;
@@ -69,7 +70,7 @@ struct Tensors {
 
 // Runs phase 2 of an accepted phase 1 and synchronizes.
 void RunPhase2(aclnnStatus (*phase2)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t ws,
-         aclOpExecutor* e) {
+               aclOpExecutor* e) {
   void* w = nullptr;
   if (ws > 0) {
     ASSERT_EQ(aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
@@ -93,9 +94,9 @@ TEST(AclnnAliasingTest, AnElementwiseOutWithAStrideZeroDimIsRefused) {
   Scalar one(1);
   uint64_t ws = 0;
   aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnAddGetWorkspaceSize(t(x, {2, 4}), t(y, {2, 4}), one.s, t(out, {2, 4}, {0, 1}),
-                                     &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(
+      aclnnAddGetWorkspaceSize(t(x, {2, 4}), t(y, {2, 4}), one.s, t(out, {2, 4}, {0, 1}), &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
   EXPECT_THAT(Msg(), AllOf(HasSubstr("aclnnAdd: out has stride 0 in dim 0 of size 2"),
                            HasSubstr("strides [0, 1]"), HasSubstr("one memory location"),
                            HasSubstr("[aclnnStatus 161002]")));
@@ -123,9 +124,9 @@ TEST(AclnnAliasingTest, AnInterleavedOutWithDistinctLocationsIsComputed) {
   Scalar one(1);
   uint64_t ws = 0;
   aclOpExecutor* e = nullptr;
-  ASSERT_EQ(aclnnAddGetWorkspaceSize(t(x, {3, 3}), t(y, {3, 3}), one.s, t(out, {3, 3}, {2, 3}),
-                                     &ws, &e),
-            ACLNN_SUCCESS)
+  ASSERT_EQ(
+      aclnnAddGetWorkspaceSize(t(x, {3, 3}), t(y, {3, 3}), one.s, t(out, {3, 3}, {2, 3}), &ws, &e),
+      ACLNN_SUCCESS)
       << Msg();
   RunPhase2(aclnnAdd, ws, e);
   for (int i = 0; i < 3; ++i) {
@@ -199,15 +200,15 @@ TEST(AclnnAliasingTest, NormOutputsAreChecked) {
   aclIntArray* shape = aclCreateIntArray(&norm, 1);
   uint64_t ws = 0;
   aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnLayerNormGetWorkspaceSize(t(x, {4, 16}), shape, nullptr, nullptr, 1e-5,
-                                           t(out, {4, 16}), t(out, {4, 1}), t(rstd, {4, 1}), &ws,
-                                           &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(
+      aclnnLayerNormGetWorkspaceSize(t(x, {4, 16}), shape, nullptr, nullptr, 1e-5, t(out, {4, 16}),
+                                     t(out, {4, 1}), t(rstd, {4, 1}), &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
   EXPECT_THAT(Msg(), HasSubstr("aclnnLayerNorm: meanOutOptional overlaps out in memory"));
-  EXPECT_EQ(aclnnLayerNormGetWorkspaceSize(t(x, {4, 16}), shape, t(w, {16}), nullptr, 1e-5,
-                                           t(x, {4, 16}), t(mean, {4, 1}, {0, 1}), nullptr, &ws,
-                                           &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(
+      aclnnLayerNormGetWorkspaceSize(t(x, {4, 16}), shape, t(w, {16}), nullptr, 1e-5, t(x, {4, 16}),
+                                     t(mean, {4, 1}, {0, 1}), nullptr, &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
   EXPECT_THAT(Msg(), HasSubstr("aclnnLayerNorm: meanOutOptional has stride 0 in dim 0"));
   EXPECT_EQ(aclnnLayerNormGetWorkspaceSize(t(x, {4, 16}), shape, t(w, {16}), nullptr, 1e-5,
                                            t(w, {4, 16}, {0, 1}), nullptr, nullptr, &ws, &e),
@@ -229,24 +230,24 @@ TEST(AclnnAliasingTest, NormOutputsAreChecked) {
   Buf g(64), dx(64), dw(16), db(16);
   bool mask[3] = {true, true, true};
   aclBoolArray* m = aclCreateBoolArray(mask, 3);
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(t(g, {4, 16}), t(x, {4, 16}), shape,
-                                                   t(mean, {4, 1}), t(rstd, {4, 1}), nullptr,
-                                                   nullptr, m, t(g, {4, 16}), t(dw, {16}),
-                                                   t(db, {16}), &ws, &e),
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(
+                t(g, {4, 16}), t(x, {4, 16}), shape, t(mean, {4, 1}), t(rstd, {4, 1}), nullptr,
+                nullptr, m, t(g, {4, 16}), t(dw, {16}), t(db, {16}), &ws, &e),
             ACLNN_ERR_PARAM_INVALID);
   EXPECT_THAT(Msg(), HasSubstr("aclnnLayerNormBackward: gradInputOut overlaps gradOut in memory"));
   // LayerNorm in place: out is input's view.
-  ASSERT_EQ(aclnnLayerNormGetWorkspaceSize(t(out, {4, 16}), shape, nullptr, nullptr, 1e-5,
-                                           t(out, {4, 16}), t(mean, {4, 1}), t(rstd, {4, 1}), &ws,
-                                           &e),
-            ACLNN_SUCCESS)
+  ASSERT_EQ(
+      aclnnLayerNormGetWorkspaceSize(t(out, {4, 16}), shape, nullptr, nullptr, 1e-5,
+                                     t(out, {4, 16}), t(mean, {4, 1}), t(rstd, {4, 1}), &ws, &e),
+      ACLNN_SUCCESS)
       << Msg();
   std::vector<float> want(64);
   for (int r = 0; r < 4; ++r) {
     double mu = 0, var = 0;
     for (int c = 0; c < 16; ++c) mu += out.f()[r * 16 + c] / 16.0;
     for (int c = 0; c < 16; ++c) var += std::pow(out.f()[r * 16 + c] - mu, 2) / 16.0;
-    for (int c = 0; c < 16; ++c) want[r * 16 + c] = (out.f()[r * 16 + c] - mu) / std::sqrt(var + 1e-5);
+    for (int c = 0; c < 16; ++c)
+      want[r * 16 + c] = (out.f()[r * 16 + c] - mu) / std::sqrt(var + 1e-5);
   }
   RunPhase2(aclnnLayerNorm, ws, e);
   for (int i = 0; i < 64; ++i) EXPECT_NEAR(out.f()[i], want[i], 1e-5) << i;
@@ -266,7 +267,7 @@ struct Fa {
   aclTensor *tq = t(q, {kB, kS, kH}), *tk = t(k, {kB, kS, kH}), *tv = t(v, {kB, kS, kH}),
             *tdy = t(dy, {kB, kS, kH}), *tout = t(out, {kB, kS, kH});
   aclTensor* tmax = t(stats, {kB, kN, kS, 8});
-  aclTensor* tsum = t(stats, {kB, kN, kS, 8}, {}, kB * kN * kS * 8);
+  aclTensor* tsum = t(stats, {kB, kN, kS, 8}, {}, kB* kN* kS * 8);
   aclTensor *tdq = t(dq, {kB, kS, kH}), *tdk = t(dk, {kB, kS, kH}), *tdv = t(dv, {kB, kS, kH});
   char layout[4] = "BSH";
 
@@ -274,8 +275,8 @@ struct Fa {
     uint64_t ws = 0;
     aclOpExecutor* e = nullptr;
     const aclnnStatus s = aclnnFlashAttentionScoreGetWorkspaceSize(
-        tq, tk, tv, nullptr, nullptr, nullptr, nullptr, nullptr, 0.25, 1.0, 2147483647,
-        2147483647, kN, layout, 0, 0, tmax, tsum, nullptr, tout, &ws, &e);
+        tq, tk, tv, nullptr, nullptr, nullptr, nullptr, nullptr, 0.25, 1.0, 2147483647, 2147483647,
+        kN, layout, 0, 0, tmax, tsum, nullptr, tout, &ws, &e);
     if (s == ACLNN_SUCCESS) {
       EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
     }
@@ -338,10 +339,58 @@ TEST(AclnnAliasingTest, MatmulOutOverAnInputNamesBoth) {
   Tensors t;
   uint64_t ws = 0;
   aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnMatmulGetWorkspaceSize(t(a, {4, 4}), t(b, {4, 4}), t(b, {4, 4}, {}, 1), 0, &ws,
-                                        &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(
+      aclnnMatmulGetWorkspaceSize(t(a, {4, 4}), t(b, {4, 4}), t(b, {4, 4}, {}, 1), 0, &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
   EXPECT_THAT(Msg(), HasSubstr("aclnnMatmul: out overlaps mat2 in memory"));
+}
+
+// The matmul epilogue reads residual for each tile of out before writing it: out may be
+// residual's view, not a shifted one, and never bias's; Addmm's out may be self's view.
+TEST(AclnnAliasingTest, MatmulResidualAndAddmmSelfMayBeOutsView) {
+  const int64_t m = 40, n = 48, k = 24;
+  Buf a(m * k), b(k * n), bias(n), res(m * n + 1), want(m * n);
+  Tensors t;
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  ASSERT_EQ(
+      aclnnAicoreMatmulEpilogueGetWorkspaceSize(t(a, {m, k}), t(b, {k, n}), nullptr, t(res, {m, n}),
+                                                1.0, 0.0, 0, t(want, {m, n}), &ws, &e),
+      ACLNN_SUCCESS)
+      << Msg();
+  RunPhase2(aclnnAicoreMatmulEpilogue, ws, e);
+  EXPECT_EQ(
+      aclnnAicoreMatmulEpilogueGetWorkspaceSize(t(a, {m, k}), t(b, {k, n}), nullptr, t(res, {m, n}),
+                                                1.0, 0.0, 0, t(res, {m, n}, {}, 1), &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(Msg(), HasSubstr("aclnnAicoreMatmulEpilogue: out overlaps residual in memory"));
+  EXPECT_EQ(
+      aclnnAicoreMatmulEpilogueGetWorkspaceSize(t(a, {m, k}), t(b, {k, n}), t(res, {n}), nullptr,
+                                                1.0, 1.0, 0, t(res, {m, n}), &ws, &e),
+      ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(Msg(), HasSubstr("out overlaps biasOptional in memory"));
+  ASSERT_EQ(
+      aclnnAicoreMatmulEpilogueGetWorkspaceSize(t(a, {m, k}), t(b, {k, n}), nullptr, t(res, {m, n}),
+                                                1.0, 0.0, 0, t(res, {m, n}), &ws, &e),
+      ACLNN_SUCCESS)
+      << Msg();
+  RunPhase2(aclnnAicoreMatmulEpilogue, ws, e);
+  for (int64_t i = 0; i < m * n; ++i) ASSERT_EQ(res.f()[i], want.f()[i]) << i;
+
+  Buf self(m * n + 1);
+  Scalar one(1), two(2);
+  std::vector<float> expect(m * n);
+  for (int64_t i = 0; i < m * n; ++i) expect[i] = 2 * self.f()[i] + (want.f()[i] - (i % 7 - 3));
+  ASSERT_EQ(aclnnAddmmGetWorkspaceSize(t(self, {m, n}), t(a, {m, k}), t(b, {k, n}), two.s, one.s,
+                                       t(self, {m, n}), 0, &ws, &e),
+            ACLNN_SUCCESS)
+      << Msg();
+  RunPhase2(aclnnAddmm, ws, e);
+  for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(self.f()[i], expect[i], 1e-3) << i;
+  EXPECT_EQ(aclnnAddmmGetWorkspaceSize(t(self, {m, n}), t(a, {m, k}), t(b, {k, n}), two.s, one.s,
+                                       t(self, {m, n}, {}, 1), 0, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(Msg(), HasSubstr("aclnnAddmm: out overlaps self in memory"));
 }
 
 }  // namespace

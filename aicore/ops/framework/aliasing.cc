@@ -53,8 +53,7 @@ class Search {
  public:
   Search(std::vector<Term> terms, Wide target_lo, Wide target_hi, bool nonzero)
       : terms_(std::move(terms)), lo_(target_lo), hi_(target_hi), nonzero_(nonzero) {
-    std::sort(terms_.begin(), terms_.end(),
-              [](const Term& x, const Term& y) { return x.c > y.c; });
+    std::sort(terms_.begin(), terms_.end(), [](const Term& x, const Term& y) { return x.c > y.c; });
     reach_lo_.assign(terms_.size() + 1, 0);
     reach_hi_.assign(terms_.size() + 1, 0);
     for (size_t k = terms_.size(); k-- > 0;) {
