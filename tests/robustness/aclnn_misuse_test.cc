@@ -124,6 +124,37 @@ TEST(AclnnMisuseTest, LayerNormWeightAndBiasOfDifferentDtypesAreRefused) {
   aclDestroyIntArray(shape);
 }
 
+// Was: a FRACTAL_NZ mat2 (the layout of the *WeightNz variants) was read as ND, a silently wrong
+// product; the private (fractal, C0-blocked) formats are refused, the ND-like labels torch_npu
+// applies by rank (NCL, NCHW, NCDHW) are accepted.
+TEST(AclnnMisuseTest, PrivateFormatsAreRefused) {
+  Buf a(16 * 16), b(16 * 16), out(16 * 16);
+  Tensors t;
+  const std::vector<int64_t> dims = {16, 16};
+  const int64_t storage = 16 * 16;
+  aclTensor* nz = aclCreateTensor(dims.data(), 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_FRACTAL_NZ,
+                                  &storage, 1, b.p);
+  ASSERT_NE(nz, nullptr);
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  EXPECT_EQ(aclnnMatmulGetWorkspaceSize(t(a, {16, 16}), nz, t(out, {16, 16}), 0, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(Msg(), AllOf(HasSubstr("aclnnMatmul: mat2 has format FRACTAL_NZ (29)"),
+                           HasSubstr("allowed: ND")));
+  const std::vector<int64_t> d3 = {2, 8, 16};
+  aclTensor* ncl =
+      aclCreateTensor(d3.data(), 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCL, &storage, 1, a.p);
+  aclTensor* nc1hwc0 =
+      aclCreateTensor(d3.data(), 3, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NC1HWC0, &storage, 1, out.p);
+  EXPECT_EQ(aclnnSiluGetWorkspaceSize(ncl, t(out, {2, 8, 16}), &ws, &e), ACLNN_SUCCESS) << Msg();
+  EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnSiluGetWorkspaceSize(ncl, nc1hwc0, &ws, &e), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_THAT(Msg(), HasSubstr("aclnnSilu: out has format NC1HWC0 (3)"));
+  aclDestroyTensor(nz);
+  aclDestroyTensor(ncl);
+  aclDestroyTensor(nc1hwc0);
+}
+
 // --- null tensors and storage ---
 
 TEST(AclnnMisuseTest, NullTensorsAreNamed) {
