@@ -319,7 +319,10 @@ class Sanitizer::Impl {
 
   void BlockEnd(sim::Core& core) {
     CoreState& cs = StateOf(core);
-    if (options_.tools & kSynccheck) LeftoverChecks(cs);
+    // A block that returns while its launch aborts on another block's error was cut short (the
+    // AIC's Matmul server leaves the loop with the failed call's L1/L0C buffers still allocated):
+    // what it left is the primary error's consequence, not a defect of its own.
+    if ((options_.tools & kSynccheck) && !sim::LaunchAborting()) LeftoverChecks(cs);
     // The group's UB mapping may go to another group once both its cores ended (Note [L0C to
     // UB]): forget it then, not before (the AIC may end before its AIV reads what it wrote).
     const uint8_t* ub = core.SharesUb() ? core.LocalBase(arch::Buffer::kUb) : core.PeerUb();

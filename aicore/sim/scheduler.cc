@@ -559,6 +559,13 @@ void AddLaunchEndHook(void (*hook)()) {
   g_launch_end_hooks.push_back(hook);
 }
 
+bool LaunchAborting() {
+  Launch* L = t_launch;
+  if (L == nullptr) return false;
+  std::lock_guard<std::mutex> lk(L->mu);
+  return L->shared.aborting;
+}
+
 void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn) {
   Launch* L = t_launch;
   if (L == nullptr) {

@@ -54,6 +54,11 @@ struct LaunchShared {
   bool aborting = false;  // the launch is stopping on an error: start no new cross-core work
 };
 
+// Returns true inside a launch that is stopping on an error (LaunchShared::aborting), false
+// outside a launch. A block that returns while its launch aborts (a server loop that saw the
+// abort) did not run to its end: the sanitizer skips its end-of-block checks.
+bool LaunchAborting();
+
 // Runs `fn(shared)` under the scheduler lock, then wakes blocked blocks so they re-check.
 void WithSchedulerLock(const std::function<void(LaunchShared&)>& fn);
 // Suspends the calling block until `ready(shared)` holds (evaluated under the scheduler lock).

@@ -13,7 +13,9 @@
 
 #include "aicore/sim/scheduler.h"
 #include "kernel_operator.h"
+#include "lib/matmul_intf.h"
 #include "tests/check/check_test_util.h"
+#include "tiling/tiling_api.h"
 
 namespace aicore::check {
 namespace {
@@ -404,6 +406,50 @@ TEST(CrossCoreCheck, StagingReusedByTheNextBlockIsAnOverlapUnlessRetired) {
   ASSERT_TRUE(reused.status.ok()) << reused.status.ToString();
   EXPECT_FALSE(reused.Of(DefectKind::kGmOverlap).empty()) << reused.Text();
   ExpectClean(RunStagingReuse(true));
+}
+
+// The AIVs call a Matmul the AIC serves; with `a_elems` short of A's 32 x 32 the AIC's copy of A
+// into L1 fails inside the call, the AIV gets the error and the launch aborts.
+Checked RunMixMatmul(uint64_t a_elems) {
+  using HalfType = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+  using FloatType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  matmul_tiling::MultiCoreMatmulTiling api;
+  api.SetDim(2);
+  api.SetAType(TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+  api.SetBType(TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT16);
+  api.SetCType(TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  api.SetShape(32, 32, 32);
+  api.SetOrgShape(32, 32, 32);
+  optiling::TCubeTiling t;
+  EXPECT_EQ(api.GetTiling(t), 0) << api.last_error();
+  std::vector<half> a(32 * 32, half(0.5f)), b(32 * 32, half(0.25f));
+  std::vector<float> c(32 * 32 * 2);
+  return RunMix("mix_matmul", 1, [&] {
+    TPipe pipe;
+    Matmul<HalfType, HalfType, FloatType, FloatType> mm;
+    REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
+    GlobalTensor<half> ga, gb;
+    GlobalTensor<float> gc;
+    ga.SetGlobalBuffer(a.data(), a_elems);
+    gb.SetGlobalBuffer(b.data(), b.size());
+    gc.SetGlobalBuffer(c.data() + GetBlockIdx() * 32 * 32, 32 * 32);
+    mm.SetTensorA(ga);
+    mm.SetTensorB(gb);
+    mm.IterateAll(gc);
+    mm.End();
+  });
+}
+
+// Was: the AIC left its serve loop on the abort with the failed call's L1 and L0C queue buffers
+// allocated, and synccheck reported them as queue leaks of a kernel that frees everything.
+TEST(CrossCoreCheck, AnAicCutShortByAFailedMatmulCallReportsNoLeaks) {
+  const Checked ok = RunMixMatmul(32 * 32);
+  ExpectClean(ok);
+  const Checked failed = RunMixMatmul(16);
+  ASSERT_FALSE(failed.status.ok());
+  EXPECT_THAT(failed.status.message(), HasSubstr("the AIC serving this call failed"));
+  EXPECT_TRUE(failed.Of(DefectKind::kQueueLeak).empty()) << failed.Text();
+  EXPECT_TRUE(failed.reports.empty()) << failed.Text();
 }
 
 }  // namespace

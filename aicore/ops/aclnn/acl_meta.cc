@@ -2,6 +2,8 @@
 // aclnnInit / aclnnFinalize. No exception crosses the C boundary.
 #include <atomic>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -28,9 +30,35 @@ bool IsLive(const aclOpExecutor* e) {
   std::lock_guard<std::mutex> lk(g_live_mu);
   return Live().count(e) != 0;
 }
-void Forget(const aclOpExecutor* e) {
-  std::lock_guard<std::mutex> lk(g_live_mu);
-  Live().erase(e);
+// Note [Executor quarantine]
+// A consumed or destroyed executor leaves the live set at once, but its memory is freed only
+// after kQuarantine later ones: until then the heap cannot hand its address to a new executor, so
+// a stale handle (phase 2 twice with another phase 1 in between) is refused as "already run"
+// instead of running whatever executor took its place. The held shells are emptied first.
+constexpr size_t kQuarantine = 4096;
+
+std::deque<aclOpExecutor*>& Quarantine() {
+  static auto* q = new std::deque<aclOpExecutor*>();
+  return *q;
+}
+
+// Makes `e` dead and quarantines it (it must be live).
+void Retire(aclOpExecutor* e) {
+  e->run = nullptr;
+  e->recheck = nullptr;
+  e->input_bases.clear();
+  e->output_bases.clear();
+  aclOpExecutor* oldest = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(g_live_mu);
+    Live().erase(e);
+    Quarantine().push_back(e);
+    if (Quarantine().size() > kQuarantine) {
+      oldest = Quarantine().front();
+      Quarantine().pop_front();
+    }
+  }
+  delete oldest;
 }
 
 std::string Dims(const int64_t* d, uint64_t n) {
@@ -181,6 +209,12 @@ aclnnStatus SetAddr(const char* api, aclOpExecutor* e, size_t index, bool output
     return Report(api, ACLNN_ERR_PARAM_INVALID,
                   StrCat(output ? "output " : "input ", index, " was null in phase 1"));
   }
+  if (addr == nullptr) {
+    return Report(api, ACLNN_ERR_PARAM_NULLPTR,
+                  StrCat("addr is null; ", output ? "output " : "input ", index,
+                         " had storage in phase 1 and needs an address"));
+  }
+  if (bases[index] != addr) e->rebound = true;
   bases[index] = addr;
   if (t != nullptr) t->data = addr;
   return ACLNN_SUCCESS;
@@ -300,6 +334,16 @@ aclnnStatus RunExecutor(const char* api, void* workspace, uint64_t workspace_siz
     return Report(api, ACLNN_ERR_PARAM_NULLPTR,
                   StrCat("workspace is null but ", executor->workspace_size, " bytes are needed"));
   }
+  if (executor->rebound && executor->recheck) {
+    aclnnStatus c = ACLNN_SUCCESS;
+    try {
+      c = executor->recheck(*executor);
+    } catch (const std::exception& e) {
+      c = Report(api, ACLNN_ERR_INNER, e.what());
+    }
+    if (c != ACLNN_SUCCESS) return c;
+    executor->rebound = false;
+  }
   Status s;
   try {
     s = executor->run(*executor, workspace, stream);
@@ -308,10 +352,7 @@ aclnnStatus RunExecutor(const char* api, void* workspace, uint64_t workspace_siz
   } catch (const std::exception& e) {
     s = Status(StatusCode::kInternal, e.what());
   }
-  if (!executor->repeatable) {
-    Forget(executor);
-    delete executor;
-  }
+  if (!executor->repeatable) Retire(executor);
   if (!s.ok()) return Report(api, ACLNN_ERR_RUNTIME_ERROR, s.ToString());
   return ACLNN_SUCCESS;
 }
@@ -539,8 +580,7 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
     return Report("aclDestroyAclOpExecutor", ACLNN_ERR_PARAM_INVALID,
                   "the executor was already run (not repeatable) or destroyed");
   }
-  aicore::ops::Forget(executor);
-  delete executor;
+  aicore::ops::Retire(executor);
   return ACLNN_SUCCESS;
 }
 

@@ -56,6 +56,10 @@ struct aclOpExecutor {
   std::vector<int64_t> input_byte_offsets, output_byte_offsets;
   // Phase 2: enqueue the work on `stream` with workspace `ws`.
   std::function<aicore::Status(aclOpExecutor& self, void* ws, aclrtStream stream)> run;
+  // True when an aclSet*TensorAddr changed an address since phase 1's checks (or the last run's).
+  bool rebound = false;
+  // Runs phase 1's checks again on the current addresses; returns the status it reported.
+  std::function<aclnnStatus(aclOpExecutor& self)> recheck;
 };
 
 namespace aicore::ops {
@@ -77,8 +81,12 @@ aclnnStatus CheckTensorArg(const char* api, const char* what, const aclTensor* t
 aclOpExecutor* AdoptExecutor(aclOpExecutor* executor);
 
 // Phase 2 for every executor: checks the executor (561103 when null, 161002 when already run or
-// destroyed), the workspace (161002 when smaller than asked or null), enqueues it on `stream`,
-// and destroys it unless repeatable. A launch error gives 361001.
+// destroyed), the workspace (161002 when smaller than asked, 161001 when null), after an
+// aclSet*TensorAddr phase 1's checks again (their status: an output rebound over an input, a null
+// address), enqueues it on `stream`, and destroys it unless repeatable. A failed check leaves the
+// executor for another try; a launch error gives 361001. A destroyed executor's memory is held
+// back for a while (Note [Executor quarantine]), so a stale handle is refused rather than taken
+// for the next executor that gets its address.
 aclnnStatus RunExecutor(const char* api, void* workspace, uint64_t workspace_size,
                         aclOpExecutor* executor, aclrtStream stream);
 

@@ -23,6 +23,14 @@ namespace aicore::ops {
 template <class Args>
 using Binder = std::function<std::vector<TensorRef*>(Args&)>;
 
+// Reports a failed OpCheck under `api` (its code and message; the operator's messages start with
+// its name, which Report adds again) and returns its code.
+inline aclnnStatus ReportCheck(const char* api, const OpCheck& c) {
+  const std::string prefix = StrCat(api, ": ");
+  const bool named = c.message.rfind(prefix, 0) == 0;
+  return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
+}
+
 // Checks the out-pointers, then CanImplement(args, chip) (its status code and message, reported
 // under `api`), Plan(args, chip), and hands out the executor; the workspace size is the plan's.
 // CanImplement, Plan and Launch are found by argument-dependent lookup on Args.
@@ -37,12 +45,7 @@ aclnnStatus Prepare(const char* api, Args args, Binder<Args> inputs, Binder<Args
     args.op = api;
     const arch::Chip& chip = arch::DefaultChip();
     const OpCheck c = CanImplement(args, chip);
-    if (!c.ok()) {
-      // The operator's messages start with its name; Report adds it again.
-      const std::string prefix = StrCat(api, ": ");
-      const bool named = c.message.rfind(prefix, 0) == 0;
-      return Report(api, c.code, named ? c.message.substr(prefix.size()) : c.message);
-    }
+    if (!c.ok()) return ReportCheck(api, c);
     auto plan = Plan(args, chip);
     auto* e = new aclOpExecutor();
     e->api = api;
@@ -55,8 +58,8 @@ aclnnStatus Prepare(const char* api, Args args, Binder<Args> inputs, Binder<Args
       e->output_bases.push_back(t ? t->data : nullptr);
       e->output_byte_offsets.push_back(0);
     }
-    e->run = [args, plan, inputs, outputs](aclOpExecutor& self, void* ws,
-                                           aclrtStream stream) -> Status {
+    // Returns `args` on the executor's current addresses.
+    auto bind = [args, inputs, outputs](const aclOpExecutor& self) {
       Args a = args;
       std::vector<TensorRef*> in = inputs(a), out = outputs(a);
       for (size_t i = 0; i < in.size(); ++i) {
@@ -65,7 +68,18 @@ aclnnStatus Prepare(const char* api, Args args, Binder<Args> inputs, Binder<Args
       for (size_t i = 0; i < out.size(); ++i) {
         if (out[i]) out[i]->data = self.output_bases[i];
       }
-      return Launch(a, plan, ws, stream);
+      // An in-place op's output is input 0's storage (Launch writes through it).
+      if constexpr (requires { a.in_place; a.self; a.out; }) {
+        if (a.in_place) a.out.data = a.self.data;
+      }
+      return a;
+    };
+    e->run = [bind, plan](aclOpExecutor& self, void* ws, aclrtStream stream) -> Status {
+      return Launch(bind(self), plan, ws, stream);
+    };
+    e->recheck = [bind, api](aclOpExecutor& self) -> aclnnStatus {
+      const OpCheck c = CanImplement(bind(self), arch::DefaultChip());
+      return c.ok() ? ACLNN_SUCCESS : ReportCheck(api, c);
     };
     *workspace_size = plan.workspace_bytes;
     *executor = AdoptExecutor(e);

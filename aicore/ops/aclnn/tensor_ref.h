@@ -18,8 +18,9 @@ enum class TensorRole {
 
 // Converts tensor argument `what` of `api` ("query" of "aclnnFlashAttentionScore") to a view of
 // its storage base, dtype, view shape, strides and offset. Errors (reported for
-// aclGetRecentErrMsg, each naming `what`): null 161001; more than 8 dims 161002; a dtype without
-// a library dtype 161002 (BOOL for a kData argument, which aicore does not compute with; a
+// aclGetRecentErrMsg, each naming `what`): null 161001; more than 8 dims 161002; a private format
+// (FRACTAL_NZ, NC1HWC0, ...: the ND-like labels are read as ND) 161002; a dtype without a library
+// dtype 161002 (BOOL for a kData argument, which aicore does not compute with; a
 // kMask argument's other dtypes are converted and left to the operator's checks).
 aclnnStatus ToRef(const char* api, const char* what, const aclTensor* t, TensorRef* ref,
                   TensorRole role = TensorRole::kData);

@@ -16,8 +16,8 @@
 #include <limits>
 #include <memory>
 
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/framework/run_op.h"
-#include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/ops/ops.h"
 #include "aicore/ops/patterns/flash_attention.h"
 #include "aicore/runtime/device_memory.h"
@@ -251,31 +251,14 @@ OpCheck CheckOutput(const char* op, const char* what, const TensorRef& t, DType 
 using Named = std::pair<const char*, const TensorRef*>;  // nullptr: absent
 
 // The kernels read the inputs while they write the outputs: an output must not share bytes with
-// an input, repeat an element through a stride-0 dim, or start where another output starts.
-// Outputs whose spans merely interleave (dq, dk, dv as slices of one packed buffer) are allowed.
+// an input, repeat an element (a stride-0 dim) or share bytes with another output. Outputs whose
+// elements merely interleave (dq, dk, dv as slices of one packed buffer) are apart.
 OpCheck CheckApart(const char* op, std::initializer_list<Named> outs,
                    std::initializer_list<Named> ins) {
-  for (const auto& [name, o] : outs) {
-    const int64_t dim = matmul_detail::RepeatedDim(*o);
-    if (dim >= 0) {
-      return Invalid(StrCat(op, ": ", name, " has stride 0 in dim ", dim, " of size ",
-                            o->shape[dim], ": its elements would share one memory location"));
-    }
-    for (const auto& [in_name, in] : ins) {
-      if (in != nullptr && matmul_detail::Overlaps(*o, *in)) {
-        return Invalid(StrCat(op, ": ", name, " overlaps ", in_name,
-                              " in memory; an output must not alias an input"));
-      }
-    }
-    for (const auto& [other_name, other] : outs) {
-      if (other == o) break;
-      if (o->NumElements() > 0 && other->NumElements() > 0 && o->First() == other->First()) {
-        return Invalid(StrCat(op, ": ", name, " and ", other_name,
-                              " start at the same address; each output needs its own memory"));
-      }
-    }
-  }
-  return {};
+  std::vector<Operand> o, i;
+  for (const auto& [name, t] : outs) o.push_back({name, t});
+  for (const auto& [name, t] : ins) i.push_back({name, t});
+  return CheckOutputs(op, o, i);
 }
 
 std::vector<int64_t> StatShape(const Heads& h) { return {h.b, h.n, h.s, patterns::kFaStatWidth}; }

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "aicore/core/status.h"
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/patterns/activation.h"
 #include "aicore/ops/tune/elementwise_tune.h"
 #include "aicore/runtime/device_memory.h"
@@ -214,7 +215,10 @@ OpCheck CanImplement(const ElementwiseArgs& args, const arch::Chip&) {
                           "; it must equal ", args.self_name, "'s dtype ",
                           OpDTypeName(args.self.dtype)));
   }
-  return {};
+  // Each element is read before it is written and never again: out may be an input's view.
+  return CheckOutputs(op, {{args.out_name, &args.out, true}},
+                      {{args.self_name, &args.self, true},
+                       {"other", binary ? &args.other : nullptr, true}});
 }
 
 // The tile and the split over blocks of `total` elements.
@@ -313,6 +317,10 @@ Status RunElementwiseKernel(const char* name, const std::vector<TensorRef>& inpu
       c = Invalid(StrCat(name, ": ", what, " ", ShapeString(inputs[i].shape),
                          " does not broadcast to out's shape ", ShapeString(out.shape)));
     }
+  }
+  for (int i = 0; i < n_in && c.ok(); ++i) {
+    const std::string what = StrCat("input ", i);
+    c = CheckOutputs(name, {{"out", &out, true}}, {{what.c_str(), &inputs[i], true}});
   }
   if (!c.ok()) return c.ToStatus();
   ElementwisePlan p;

@@ -23,6 +23,7 @@
 
 #include "aicore/kernel/lib/matmul/matmul.h"
 #include "aicore/ops/elementwise/elementwise.h"
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/matmul/matmul_epilogue.h"
 #include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/runtime/stream.h"
@@ -35,8 +36,6 @@ using AscendC::LocalTensor;
 using matmul_detail::BatchOffsets;
 using matmul_detail::kMaxPitch;
 using matmul_detail::LayoutOf;
-using matmul_detail::Overlaps;
-using matmul_detail::RepeatedDim;
 using matmul_detail::Product;
 using matmul_detail::SliceLayout;
 using matmul_detail::SpanOf;
@@ -358,19 +357,13 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
   }
-  if (const int64_t dim = RepeatedDim(args.out); dim >= 0) {
-    return Invalid(StrCat(op, ": ", oname, " has stride 0 in dim ", dim, " of size ",
-                          args.out.shape[dim], ": its elements would share one memory location"));
-  }
-  // The cube reads A and B while it writes C: out must not share bytes with them.
-  for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{lname, &l}, {"mat2", &args.mat2}}) {
-    if (Overlaps(args.out, *t)) {
-      return Invalid(StrCat(op, ": ", oname, " overlaps ", what,
-                            " in memory; it must not alias an input of the product"));
-    }
-  }
-  return {};
+  // The cube reads A and B while it writes C: out must not share bytes with them. Addmm's self
+  // is read for each tile of C before the tile is written: out may be its view (InplaceAddmm).
+  const bool addmm = args.kind == MatmulKind::kAddmm;
+  return CheckOutputs(op, {{oname, &args.out, true}},
+                      {{lname, &l},
+                       {"mat2", &args.mat2},
+                       {args.in_place ? "selfRef" : "self", addmm ? &args.self : nullptr, true}});
 }
 
 MatmulPlan Plan(const MatmulArgs& args, const arch::Chip& chip) {

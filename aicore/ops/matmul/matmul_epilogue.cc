@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "aicore/ops/elementwise/elementwise.h"
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/matmul/matmul_layout.h"
 #include "aicore/ops/patterns/matmul_epilogue_ub.h"
 #include "aicore/runtime/stream.h"
@@ -32,8 +33,6 @@ namespace {
 using matmul_detail::BatchOffsets;
 using matmul_detail::kMaxPitch;
 using matmul_detail::LayoutOf;
-using matmul_detail::Overlaps;
-using matmul_detail::RepeatedDim;
 using matmul_detail::Product;
 using matmul_detail::SliceLayout;
 using matmul_detail::SpanOf;
@@ -424,18 +423,14 @@ OpCheck CanImplement(const MatmulEpilogueArgs& args, const arch::Chip& chip) {
     return Invalid(StrCat(op, ": M = ", m, ", N = ", n, ", K = ", ka,
                           "; the Matmul takes sizes up to 2^31 - 1"));
   }
-  if (const int64_t dim = RepeatedDim(args.out); dim >= 0) {
-    return Invalid(StrCat(op, ": out has stride 0 in dim ", dim, " of size ", args.out.shape[dim],
-                          ": its elements would share one memory location"));
-  }
-  for (const auto& [what, t] :
-       {std::pair<const char*, const TensorRef*>{args.a_name, &args.a}, {args.b_name, &args.b}}) {
-    if (Overlaps(args.out, *t)) {
-      return Invalid(StrCat(op, ": out overlaps ", what,
-                            " in memory; it must not alias an input of the product"));
-    }
-  }
-  return {};
+  // The cube reads a and b while the epilogue writes out; residual is read for each tile of out
+  // before the tile is written, so out may be its view.
+  const auto opt = [](const std::optional<TensorRef>& t) { return t ? &*t : nullptr; };
+  return CheckOutputs(op, {{"out", &args.out, true}},
+                      {{args.a_name, &args.a},
+                       {args.b_name, &args.b},
+                       {args.bias_name, opt(args.bias)},
+                       {"residual", opt(args.residual), true}});
 }
 
 MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) {

@@ -84,24 +84,6 @@ TensorRef SwapLast2(const TensorRef& t) {
 
 bool StagedColumnMajor(const TensorRef& t) { return t.shape.back() > kMaxPitch; }
 
-bool Overlaps(const TensorRef& x, const TensorRef& y) {
-  if (x.NumElements() == 0 || y.NumElements() == 0) return false;
-  const uint8_t* x0 = x.First();
-  const uint8_t* y0 = y.First();
-  const uint8_t* x1 = x0 + SpanOf(x) * DTypeSize(x.dtype);
-  const uint8_t* y1 = y0 + SpanOf(y) * DTypeSize(y.dtype);
-  return x0 < y1 && y0 < x1;
-}
-
-int64_t RepeatedDim(const TensorRef& t) {
-  if (t.NumElements() == 0) return -1;
-  const std::vector<int64_t> s = t.Strides();
-  for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (t.shape[i] > 1 && s[i] == 0) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
-
 AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, int32_t dim, int64_t m, int64_t n,
                                         int64_t k, DType in, DType c, bool a_trans, bool b_trans,
                                         const char* op) {

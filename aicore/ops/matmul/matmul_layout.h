@@ -46,12 +46,6 @@ TensorRef SwapLast2(const TensorRef& t);
 // True when an input is staged column-major: its rows are longer than the Matmul's pitch.
 bool StagedColumnMajor(const TensorRef& t);
 
-// True when the bytes the two non-empty views span intersect.
-bool Overlaps(const TensorRef& x, const TensorRef& y);
-// Returns the first dim of size above 1 with stride 0 (its elements share one location, so an
-// output such as `t` would be written twice), or -1.
-int64_t RepeatedDim(const TensorRef& t);
-
 // Returns the Matmul tiling (matmul_tiling::MultiCoreMatmulTiling) of an M x N x K product of
 // `in` inputs into a `c` C on `dim` cores of `chip`, memoised: the tiling search costs about a
 // millisecond, more than the rest of phase 1 (Note [Matmul tiling cache]). Throws an

@@ -8,6 +8,7 @@
 //   writes no element output, so each transposed row is read once.
 #include <algorithm>
 
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/normalization/norm.h"
 
 namespace aicore::ops {
@@ -243,7 +244,22 @@ OpCheck CanImplement(const LayerNormBackwardArgs& a, const arch::Chip&) {
                             "; it must be weight's dtype ", OpDTypeName(a.weight->dtype)));
     }
   }
-  return {};
+  // The gradWeight/gradBias pass reads gradOut and input again after the gradInput pass: no
+  // output may share memory with an input.
+  const auto want = [&a](int i, const std::optional<TensorRef>& t) {
+    return Wants(a, i) ? &*t : nullptr;
+  };
+  const auto opt = [](const std::optional<TensorRef>& t) { return t ? &*t : nullptr; };
+  return CheckOutputs(op,
+                      {{names[0], want(0, a.grad_input)},
+                       {names[1], want(1, a.grad_weight)},
+                       {names[2], want(2, a.grad_bias)}},
+                      {{"gradOut", &a.grad_out},
+                       {"input", &a.input},
+                       {"mean", &a.mean},
+                       {"rstd", &a.rstd},
+                       {"weightOptional", opt(a.weight)},
+                       {"biasOptional", opt(a.bias)}});
 }
 
 LayerNormBackwardPlan Plan(const LayerNormBackwardArgs& a, const arch::Chip& chip) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/tune/row_reduce_tune.h"
 #include "aicore/runtime/stream.h"
 
@@ -225,7 +226,15 @@ OpCheck CanImplement(const LayerNormArgs& a, const arch::Chip&) {
                             "; it must be ", ShapeString(stat)));
     }
   }
-  return {};
+  // A row of input is read before any of it is written: out may be input's view (only).
+  const auto opt = [](const std::optional<TensorRef>& t) { return t ? &*t : nullptr; };
+  return CheckOutputs(op,
+                      {{"out", &a.out, true},
+                       {"meanOutOptional", opt(a.mean)},
+                       {"rstdOutOptional", opt(a.rstd)}},
+                      {{"input", &a.input, true},
+                       {"weightOptional", opt(a.weight)},
+                       {"biasOptional", opt(a.bias)}});
 }
 
 NormPlan Plan(const LayerNormArgs& a, const arch::Chip& chip) {
@@ -316,7 +325,9 @@ OpCheck CanImplement(const RmsNormArgs& a, const arch::Chip&) {
     return OpCheck{kShapeRule, StrCat(op, ": rstdOut has shape ", ShapeString(a.rstd.shape),
                                       "; it must be ", ShapeString(stat))};
   }
-  return {};
+  // A row of x is read before any of it is written: yOut may be x's view (only).
+  return CheckOutputs(op, {{"yOut", &a.y, true}, {"rstdOut", &a.rstd}},
+                      {{"x", &a.x, true}, {"gamma", &a.gamma}});
 }
 
 NormPlan Plan(const RmsNormArgs& a, const arch::Chip& chip) {

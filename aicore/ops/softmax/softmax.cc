@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/tune/row_reduce_tune.h"
 
 namespace aicore::ops {
@@ -109,7 +110,8 @@ OpCheck CanImplement(const SoftmaxArgs& args, const arch::Chip&) {
     return Invalid(StrCat(op, ": dim ", args.dim, " is out of range for self of ", args.self.Rank(),
                           " dims; allowed: [", -r, ", ", r - 1, "]"));
   }
-  return {};
+  // A row is read (twice when online) before any of it is written: out may be self's view.
+  return CheckOutputs(op, {{"out", &args.out, true}}, {{"self", &args.self, true}});
 }
 
 SoftmaxPlan Plan(const SoftmaxArgs& args, const arch::Chip& chip) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "aicore/ops/softmax/softmax.h"
+#include "aicore/ops/framework/aliasing.h"
 #include "aicore/ops/tune/row_reduce_tune.h"
 
 namespace aicore::ops {
@@ -98,7 +99,9 @@ OpCheck CanImplement(const SoftmaxBackwardArgs& a, const arch::Chip&) {
     return Invalid(StrCat(op, ": dim ", a.dim, " is out of range for gradOutput of ",
                           a.grad_output.Rank(), " dims; allowed: [", -r, ", ", r - 1, "]"));
   }
-  return {};
+  // A row is read (twice when online) before any of it is written: out may be an input's view.
+  return CheckOutputs(op, {{"out", &a.out, true}},
+                      {{"gradOutput", &a.grad_output, true}, {"output", &a.output, true}});
 }
 
 SoftmaxPlan Plan(const SoftmaxBackwardArgs& a, const arch::Chip& chip) {

@@ -17,9 +17,11 @@
 //   161002 (ACLNN_ERR_PARAM_INVALID)  a dtype outside FLOAT/FLOAT16/BFLOAT16, a and b of different
 //                                     dtypes, out in another dtype, ranks outside 2..6, K or batch
 //                                     dims that do not match, out's shape, bias or residual not
-//                                     broadcasting to it, activation outside 0..4, out aliasing a
-//                                     or b or with a stride-0 dim (one location for several
-//                                     elements), a chip without separate AIC and AIV cores.
+//                                     broadcasting to it, activation outside 0..4, out sharing
+//                                     memory with a, b or bias, or with residual other than as
+//                                     its very view (in place), out with several elements at one
+//                                     location (a stride-0 dim), a chip without separate AIC and
+//                                     AIV cores.
 #pragma once
 
 #include "aclnn/aclnn_base.h"
