@@ -203,14 +203,15 @@ void LoadTyped(uint8_t* dst, const uint8_t* src, const LoadJob& job) {
       TransposeSquareIntoL0b<E>(d, s, job.dst_frac_step);
       continue;
     }
-    TransposeSquare(reinterpret_cast<const E*>(s), doc);
     if constexpr (sizeof(E) == 2) {
       if (job.dst_kind == LoadDst::kL0B && job.b_order == BOrder::kKPairs) {
-        // doc is Zn (n0 * 16 + k0); the source itself is k-major (k0 * 16 + n0).
+        // The documented Zn fractal (n0 * 16 + k0) is the source's transpose and the source
+        // itself is k-major (k0 * 16 + n0): the pairs come from the source directly.
         InterleavePairs(reinterpret_cast<uint16_t*>(d), reinterpret_cast<const uint16_t*>(s));
         continue;
       }
     }
+    TransposeSquare(reinterpret_cast<const E*>(s), doc);
     for (uint32_t f = 0; f < job.fracs_per_repeat; ++f) {
       StoreDocumented(d + f * job.dst_frac_step, doc[f], job.dst_kind, job.b_order);
     }

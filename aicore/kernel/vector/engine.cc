@@ -58,9 +58,6 @@ const Table& Active() {
   return table;
 }
 
-bool IsFloat(DType dt) { return dt == DType::kF16 || dt == DType::kBF16 || dt == DType::kF32; }
-bool IsInt(DType dt) { return !IsFloat(dt) && dt != DType::kUnknown; }
-
 }  // namespace
 
 void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
@@ -119,21 +116,6 @@ const char* VecOpName(VecOp op) {
       "Duplicate", "Axpy"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(VecOp::kCount));
   return kNames[static_cast<int>(op)];
-}
-
-bool VecOpSupports(VecOp op, DType dt) {
-  switch (op) {
-    case VecOp::kAnd: case VecOp::kOr: case VecOp::kNot:
-    case VecOp::kShiftLeft: case VecOp::kShiftRight:
-      return IsInt(dt);
-    case VecOp::kExp: case VecOp::kLn: case VecOp::kSqrt: case VecOp::kRsqrt:
-    case VecOp::kReciprocal: case VecOp::kLeakyRelu:
-      return IsFloat(dt);
-    case VecOp::kCount:
-      return false;
-    default:
-      return dt != DType::kUnknown;
-  }
 }
 
 }  // namespace aicore::kernel::engine

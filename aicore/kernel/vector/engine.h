@@ -40,8 +40,22 @@ enum class VecOp : uint16_t {
 // Returns the AscendC API name of `op` ("Add", "Exp", ...).
 const char* VecOpName(VecOp op);
 // Returns true when `op` is defined for `dt` (e.g. And only for integer types, Exp only for
-// floating types).
-bool VecOpSupports(VecOp op, DType dt);
+// floating types). Inline: every vector API call checks it.
+constexpr bool VecOpSupports(VecOp op, DType dt) {
+  const bool is_float = dt == DType::kF16 || dt == DType::kBF16 || dt == DType::kF32;
+  switch (op) {
+    case VecOp::kAnd: case VecOp::kOr: case VecOp::kNot:
+    case VecOp::kShiftLeft: case VecOp::kShiftRight:
+      return !is_float && dt != DType::kUnknown;
+    case VecOp::kExp: case VecOp::kLn: case VecOp::kSqrt: case VecOp::kRsqrt:
+    case VecOp::kReciprocal: case VecOp::kLeakyRelu:
+      return is_float;
+    case VecOp::kCount:
+      return false;
+    default:
+      return dt != DType::kUnknown;
+  }
+}
 
 // A scalar operand, held as double for floating types and int64 for integer types.
 struct Scalar {

@@ -1,22 +1,9 @@
-// Scratch-size formula and source-geometry checks of the reduction APIs (see reduce.h).
+// Source-geometry checks of the reduction APIs (see reduce.h).
 #include "aicore/kernel/vector/reduce.h"
 
 #include <algorithm>
 
 namespace AscendC::detail {
-
-uint64_t ReduceTmpElements(ReduceKind kind, uint64_t repeats, uint32_t esize, bool cal_index) {
-  const uint64_t per_block = 32 / esize;
-  const uint64_t per_repeat = 256 / esize;
-  auto up = [per_block](uint64_t x) { return (x + per_block - 1) / per_block * per_block; };
-  if (kind == ReduceKind::kSum) return up(repeats);
-  // Each round leaves a (value, index) pair per repeat; the next round reduces those pairs.
-  uint64_t need = up(2 * repeats);
-  if (!cal_index) return need;
-  const uint64_t r2 = (2 * repeats + per_repeat - 1) / per_repeat;
-  const uint64_t r3 = (2 * r2 + per_repeat - 1) / per_repeat;
-  return need + up(2 * r2) + up(2 * r3);
-}
 
 ReduceGeometry MakeGeometry(const RepeatMask& mask, uint32_t per_repeat, uint32_t esize,
                             int64_t repeat, int64_t blk_stride, int64_t rep_stride,

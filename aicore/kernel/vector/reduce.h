@@ -61,12 +61,25 @@ T IndexBits(uint32_t index) {
 }
 
 // The elements needed in sharedTmpBuffer; see Note [Reduce semantics].
-uint64_t ReduceTmpElements(ReduceKind kind, uint64_t repeats, uint32_t esize, bool cal_index);
+constexpr uint64_t ReduceTmpElements(ReduceKind kind, uint64_t repeats, uint32_t esize,
+                                     bool cal_index) {
+  const uint64_t per_block = 32 / esize;
+  const uint64_t per_repeat = 256 / esize;
+  auto up = [per_block](uint64_t x) { return (x + per_block - 1) / per_block * per_block; };
+  if (kind == ReduceKind::kSum) return up(repeats);
+  // Each round leaves a (value, index) pair per repeat; the next round reduces those pairs.
+  const uint64_t need = up(2 * repeats);
+  if (!cal_index) return need;
+  const uint64_t r2 = (2 * repeats + per_repeat - 1) / per_repeat;
+  const uint64_t r3 = (2 * r2 + per_repeat - 1) / per_repeat;
+  return need + up(2 * r2) + up(2 * r3);
+}
 
 // Fails unless `t` is a live UB tensor aligned to `align` bytes holding at least `need` elements.
 template <typename T>
-void CheckReduceDst(const LocalTensor<T>& t, uint64_t need, uint32_t align, const char* api,
-                    const SrcLoc& loc) {
+[[gnu::always_inline]] inline void CheckReduceDst(const LocalTensor<T>& t, uint64_t need,
+                                                  uint32_t align, const char* api,
+                                                  const SrcLoc& loc) {
   t.CheckLive(api, loc);
   auto& core = Core();
   const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
@@ -86,8 +99,9 @@ void CheckReduceDst(const LocalTensor<T>& t, uint64_t need, uint32_t align, cons
 }
 
 template <typename T>
-void CheckTmp(const LocalTensor<T>& tmp, ReduceKind kind, uint64_t repeats, bool cal_index,
-              const char* api, const SrcLoc& loc) {
+[[gnu::always_inline]] inline void CheckTmp(const LocalTensor<T>& tmp, ReduceKind kind,
+                                            uint64_t repeats, bool cal_index, const char* api,
+                                            const SrcLoc& loc) {
   CheckVecOperand(tmp, api, "sharedTmpBuffer", loc);
   const uint64_t need = ReduceTmpElements(kind, repeats, sizeof(T), cal_index);
   if (tmp.GetSize() < need) [[unlikely]] {

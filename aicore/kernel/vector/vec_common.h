@@ -27,12 +27,14 @@ Scalar MakeScalar(const T& v) {
   return s;
 }
 
-// Fails unless `t` is a live tensor in UB starting on a 32-byte boundary.
+// Fails unless `t` is a live tensor in UB starting on a 32-byte boundary. Inlined (with the
+// caller's `core`): every vector API call runs it once per operand, and out of line the calls
+// cost more than the checks.
 template <typename T>
-void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
-                     const SrcLoc& loc) {
+[[gnu::always_inline]] inline void CheckVecOperand(aicore::sim::Core& core,
+                                                   const LocalTensor<T>& t, const char* api,
+                                                   const char* role, const SrcLoc& loc) {
   t.CheckLive(api, loc);
-  auto& core = Core();
   const auto b = core.chip().BufferOf(ToArch(t.GetPosition()));
   if (b != aicore::arch::Buffer::kUb) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " is a ",
@@ -45,6 +47,11 @@ void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
          core.Locate(t.data(), 0).offset, ", not on a 32-byte boundary");
   }
+}
+template <typename T>
+void CheckVecOperand(const LocalTensor<T>& t, const char* api, const char* role,
+                     const SrcLoc& loc) {
+  CheckVecOperand(Core(), t, api, role, loc);
 }
 
 // Fails unless `t` is a live tensor in UB starting on an `align`-byte boundary and holding at
@@ -72,7 +79,7 @@ void CheckUbOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, con
 }
 
 template <typename T>
-void CheckSupported(VecOp op, const char* api, const SrcLoc& loc) {
+[[gnu::always_inline]] inline void CheckSupported(VecOp op, const char* api, const SrcLoc& loc) {
   if (!aicore::kernel::engine::VecOpSupports(op, aicore::DTypeOf<T>())) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, api, " is not defined for ",
          aicore::DTypeName(aicore::DTypeOf<T>()));
@@ -103,9 +110,10 @@ template <typename T>
 void VecCount(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* src0,
               const LocalTensor<T>* src1, Scalar s, int32_t count, const SrcLoc& loc) {
   CheckSupported<T>(op, api, loc);
-  CheckVecOperand(dst, api, "dst", loc);
-  if (src0) CheckVecOperand(*src0, api, "src0", loc);
-  if (src1) CheckVecOperand(*src1, api, "src1", loc);
+  auto& core = Core();
+  CheckVecOperand(core, dst, api, "dst", loc);
+  if (src0) CheckVecOperand(core, *src0, api, "src0", loc);
+  if (src1) CheckVecOperand(core, *src1, api, "src1", loc);
   const uint32_t limit = std::min({dst.GetSize(), src0 ? src0->GetSize() : ~0u,
                                    src1 ? src1->GetSize() : ~0u});
   if (count < 0 || static_cast<uint32_t>(count) > limit) [[unlikely]] {
@@ -115,7 +123,6 @@ void VecCount(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalT
   aicore::kernel::engine::Elementwise(op, aicore::DTypeOf<T>(), dst.data(),
                                       src0 ? src0->data() : nullptr,
                                       src1 ? src1->data() : nullptr, s, count);
-  auto& core = Core();
   AICORE_ISSUE(core, VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), count * sizeof(T),
                               src0 ? src0->data() : nullptr, src0 ? count * sizeof(T) : 0,
                               src1 ? src1->data() : nullptr, src1 ? count * sizeof(T) : 0, count,
