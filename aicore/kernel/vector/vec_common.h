@@ -42,7 +42,7 @@ template <typename T>
          aicore::arch::BufferName(b),
          "; vector instructions read and write UB only (VECIN, VECOUT, VECCALC)");
   }
-  if (AicUbTensor(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
+  if (!core.HasBuffer(aicore::arch::Buffer::kUb)) [[unlikely]] FailAicUbTensor(api, role, loc);
   if ((reinterpret_cast<uintptr_t>(t.data()) & 31u) != 0) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
          core.Locate(t.data(), 0).offset, ", not on a 32-byte boundary");
