@@ -160,15 +160,16 @@ void CrossCoreWait(uint8_t mode, pipe_t pipe, uint16_t flag, const SrcLoc& loc) 
                  return in;
                }()));
   const uint64_t key = CounterKey(self, flag);
-  const std::string site = aicore::sim::SourceSite(loc);
+  // The site string is built only if the wait never ends (the message of a deadlock): a wait
+  // that does not block costs no formatting.
   aicore::sim::BlockUntil(
       [key](LaunchShared& sh) {
         auto it = sh.counters.find(key);
         return it != sh.counters.end() && it->second > 0;
       },
-      [flag, mode, site](LaunchShared&) {
-        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at ", site,
-                              ": no core has set the flag");
+      [flag, mode, loc](LaunchShared&) {
+        return aicore::StrCat("CrossCoreWaitFlag(", flag, ") mode ", int{mode}, " at ",
+                              aicore::sim::SourceSite(loc), ": no core has set the flag");
       });
   aicore::sim::WithSchedulerLock([key](LaunchShared& sh) { --sh.counters[key]; });
 }
