@@ -25,14 +25,22 @@ namespace aicore::kernel::cube {
 //
 // The blocking is the usual CPU BLAS one (loops jc > pc > ic > jr > ir): a kc x nc block of B
 // is packed into 48-column panels (k-major), an mc x kc block of A into 8-row panels (k-major),
-// and the tile runs over kc with one B panel (kc x 48 floats, 48 KiB at kc 256: L1d is 48 KiB,
-// the hardware keeps it between L1 and the 2 MiB L2) while the A panels (8 KiB) stream from L2:
-// kc 256, mc 128 (A block 128 KiB), nc 3072. kc 128..512 and mc 128..256 measured within the
-// noise of each other, both at 1024^3 and 128 x 4096 x 4096 through aclnnMatmul. Inside its k
-// loop the tile prefetches what the tiles after it need, so no tile starts on a miss: the next C
-// tile into L1, and into L2 the next A panel and the next B panel (the GM rows it is packed
-// from, in the first A block, else the packed panel). That was worth 0.78 -> 0.85 of oneDNN's
-// sgemm at 1024^3 (a burst of C prefetches between tiles stalled on the fill buffers).
+// and the tile runs over kc with one B panel (kc x 48 floats, 96 KiB at kc 512) streaming from L2
+// into L1 while the A panels (16 KiB) come from the L2-resident A block: kc 512, mc 192 (A block
+// 384 KiB), nc 3072. Against kc 256, mc 128 that halves the C reloads and the tile starts on
+// cold panels per block of the Matmul's shares (176 x 256 x 1024 at 1024^3 on 24 blocks runs one
+// A block per k block instead of two): measured +2..5% of oneDNN's sgemm at 1024^3 and neutral
+// at 128 x 4096 x 4096, both through aclnnMatmul on one thread, alternating runs (kc 384 and
+// 256 with mc 192 were in between). Inside its k loop the tile prefetches what the tiles after
+// it need, so no tile starts on a miss: the next C tile into L1, and into L2 the next A panel
+// and the next B panel (the GM rows it is packed from, in the first A block, else the packed
+// panel). That was worth 0.78 -> 0.85 of oneDNN's sgemm at 1024^3 (a burst of C prefetches
+// between tiles stalled on the fill buffers). The A packing prefetches the next 8 rows as it
+// packs 8. A row-major B block that other blocks share (GemmJob::cache_b) is packed whole before
+// its tiles, row by row (each GM row segment read once, a few rows prefetched ahead), and
+// published at once; an unshared one is packed panel by panel just before the panel's tiles
+// (at 128 x 4096 x 4096 the whole-block packing measured slower there: its GM reads no longer
+// overlap the tiles).
 // Only an AVX-512 kernel exists; other ISAs use the Mmad path.
 
 enum class GemmIn : uint8_t { kF32, kF16 };
