@@ -25,13 +25,16 @@ namespace aicore::kernel::cube {
 //
 // The blocking is the usual CPU BLAS one (loops jc > pc > ic > jr > ir): a kc x nc block of B
 // is packed into 48-column panels (k-major), an mc x kc block of A into 8-row panels (k-major),
-// and the tile runs over kc with one B panel (kc x 48 floats, 96 KiB at kc 512) streaming from L2
-// into L1 while the A panels (16 KiB) come from the L2-resident A block: kc 512, mc 192 (A block
-// 384 KiB), nc 3072. Against kc 256, mc 128 that halves the C reloads and the tile starts on
-// cold panels per block of the Matmul's shares (176 x 256 x 1024 at 1024^3 on 24 blocks runs one
-// A block per k block instead of two): measured +2..5% of oneDNN's sgemm at 1024^3 and neutral
-// at 128 x 4096 x 4096, both through aclnnMatmul on one thread, alternating runs (kc 384 and
-// 256 with mc 192 were in between). Inside its k loop the tile prefetches what the tiles after
+// and the tile runs over kc with one B panel (kc x 48 floats, 24 KiB at kc 128, half of L1d)
+// while the A panels (4 KiB) stream from the L2-resident A block: kc 128, mc 192 (A block
+// 96 KiB), nc 3072. Measured through aclnnMatmul on one thread against oneDNN's sgemm, variants
+// alternating in one process with their order rotated (the second of two back-to-back runs on the
+// same buffers gains 2..3 points, 10 on two threads): mc 192 rather than 128 runs the 176-row
+// shares of 1024^3 on 24 blocks as one A block per k block instead of two (+2 points); kc 128
+// against 256 is +4..5 points at 128 x 4096 x 4096 (one and two threads) and within the noise at
+// 1024^3; kc 512 is 3 points below 256 at 128 x 4096 x 4096. A likely reason: that share's B rows
+// are 16 KiB apart, so the rows of one B panel fall on few L2 sets (huge pages), and a longer
+// panel evicts its own prefetched rows before the packing reads them. Inside its k loop the tile prefetches what the tiles after
 // it need, so no tile starts on a miss: the next C tile into L1, and into L2 the next A panel
 // and the next B panel (the GM rows it is packed from, in the first A block, else the packed
 // panel). That was worth 0.78 -> 0.85 of oneDNN's sgemm at 1024^3 (a burst of C prefetches

@@ -20,9 +20,9 @@ namespace {
 constexpr uint32_t kMr = 8;         // rows of a register tile (A broadcasts)
 constexpr uint32_t kNj = 3;         // zmm columns of a register tile
 constexpr uint32_t kNr = 16 * kNj;  // columns of a register tile
-// Cache blocks: a kKc x kNr B panel (96 KiB) is reused from L2 by every A panel of the
-// kMc x kKc A block (384 KiB, L2). See Note [Packed GEMM] for how they were chosen.
-constexpr uint32_t kKc = 512;
+// Cache blocks: a kKc x kNr B panel (24 KiB) is reused from L1 by every A panel of the
+// kMc x kKc A block (96 KiB, L2). See Note [Packed GEMM] for how they were chosen.
+constexpr uint32_t kKc = 128;
 constexpr uint32_t kMc = 192;
 constexpr uint32_t kNc = 3072;
 

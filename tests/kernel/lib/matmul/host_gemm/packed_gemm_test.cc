@@ -128,6 +128,8 @@ TEST_F(PackedGemmTest, EveryRowColumnAndKTail) {
 
 TEST_F(PackedGemmTest, SeveralCacheBlocksInEachDimension) {
   // k past one k block (C reloaded between blocks), m past one A block, n past one B block.
+  Check({24, 96, 128});
+  Check({11, 49, 129});
   Check({24, 96, 256});
   Check({17, 50, 257});
   Check({8, 48, 515});
