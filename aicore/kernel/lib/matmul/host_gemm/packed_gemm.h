@@ -25,14 +25,26 @@ namespace aicore::kernel::cube {
 //
 // The blocking is the usual CPU BLAS one (loops jc > pc > ic > jr > ir): a kc x nc block of B
 // is packed into 48-column panels (k-major), an mc x kc block of A into 8-row panels (k-major),
-// and the tile runs over kc with one B panel (kc x 48 floats, 48 KiB at kc 256: L1d is 48 KiB,
-// the hardware keeps it between L1 and the 2 MiB L2) while the A panels (8 KiB) stream from L2:
-// kc 256, mc 128 (A block 128 KiB), nc 3072. kc 128..512 and mc 128..256 measured within the
-// noise of each other, both at 1024^3 and 128 x 4096 x 4096 through aclnnMatmul. Inside its k
-// loop the tile prefetches what the tiles after it need, so no tile starts on a miss: the next C
-// tile into L1, and into L2 the next A panel and the next B panel (the GM rows it is packed
-// from, in the first A block, else the packed panel). That was worth 0.78 -> 0.85 of oneDNN's
-// sgemm at 1024^3 (a burst of C prefetches between tiles stalled on the fill buffers).
+// and the tile runs over kc with one B panel (kc x 48 floats, 24 KiB at kc 128, half of L1d)
+// while the A panels (4 KiB) stream from the L2-resident A block: kc 128, mc 192 (A block
+// 96 KiB), nc 3072. Measured through aclnnMatmul on one thread against oneDNN's sgemm, variants
+// alternating in one process with their order rotated (the second of two back-to-back runs on the
+// same buffers gains 2..3 points, 10 on two threads): mc 192 (one A block per k block for the
+// 176-row shares of 1024^3 on 24 blocks, instead of two), the A prefetch and the whole-block B
+// packing below, together, +2..3 points at 1024^3 over kc 256, mc 128 (not separated: each alone
+// is within the noise); then kc 128 against 256 +4..5 points at 128 x 4096 x 4096 (one and two
+// threads) and within the noise at 1024^3; kc 512 3 points below 256 there. A likely reason:
+// those B rows are 16 KiB apart, so the rows of one B panel fall on few L2 sets (huge pages), and
+// a longer panel evicts its own prefetched rows before the packing reads them.
+// Inside its k loop the tile prefetches what the tiles after it need, so no tile starts on a miss:
+// the next C tile into L1, and into L2 the next A panel and the next B panel (the GM rows it is
+// packed from, in the first A block, else the packed panel). That was worth 0.78 -> 0.85 of
+// oneDNN's sgemm at 1024^3 (a burst of C prefetches between tiles stalled on the fill buffers). The
+// A packing prefetches the next 8 rows as it packs 8. A row-major B block that other blocks share
+// (GemmJob::cache_b) is packed whole before its tiles, row by row (each GM row segment read once, a
+// few rows prefetched ahead), and published at once; an unshared one is packed panel by panel just
+// before the panel's tiles (at 128 x 4096 x 4096 the whole-block packing measured slower there: its
+// GM reads no longer overlap the tiles).
 // Only an AVX-512 kernel exists; other ISAs use the Mmad path.
 
 enum class GemmIn : uint8_t { kF32, kF16 };

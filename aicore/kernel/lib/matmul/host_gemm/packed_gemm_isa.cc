@@ -20,11 +20,10 @@ namespace {
 constexpr uint32_t kMr = 8;         // rows of a register tile (A broadcasts)
 constexpr uint32_t kNj = 3;         // zmm columns of a register tile
 constexpr uint32_t kNr = 16 * kNj;  // columns of a register tile
-// Cache blocks: a kKc x kNr B panel (48 KiB) is reused from L1/L2 by every A panel of the
-// kMc x kKc A block (128 KiB, L2); the B panels are packed as the first A block reaches them.
-// Tuned on the SPR-class VM (KC 128..384 and MC 128..256 were within 5% of each other).
-constexpr uint32_t kKc = 256;
-constexpr uint32_t kMc = 128;
+// Cache blocks: a kKc x kNr B panel (24 KiB) is reused from L1 by every A panel of the
+// kMc x kKc A block (96 KiB, L2). See Note [Packed GEMM] for how they were chosen.
+constexpr uint32_t kKc = 128;
+constexpr uint32_t kMc = 192;
 constexpr uint32_t kNc = 3072;
 
 __mmask16 Mask16(uint32_t left) {
@@ -64,13 +63,20 @@ inline void Transpose8x8(__m256 (&r)[8]) {
 
 // Copies the rows x cols block at src (element (r, c) at src[r * rs + c * cs]) to dst as `cols`
 // groups of 8 floats: dst[c * 8 + r] = src(r, c), rows 8 and up zero. So a k-major A panel is
-// (r = i, c = p) and a k-major B panel slice of 8 columns is (r = j, c = p).
+// (r = i, c = p) and a k-major B panel slice of 8 columns is (r = j, c = p). With 8 rows,
+// cs == 1 and `next` set (the 8 rows packed after these, same strides), it prefetches `next`
+// into L1 at the pace it reads src, so the next call does not start on misses.
 template <typename S>
 void PackColumns8(const S* src, int64_t rs, int64_t cs, uint32_t rows, uint32_t cols,
-                  float* dst, size_t dst_stride) {
+                  float* dst, size_t dst_stride, const S* next = nullptr) {
   uint32_t c = 0;
   if (rows == 8 && cs == 1) {
     for (; c + 8 <= cols; c += 8) {
+      if (next != nullptr) {  // 4 rows per 8 columns: each line of the 8 rows once (fp32)
+        const uint32_t r0 = c / 8 % 2 * 4;
+        for (uint32_t i = r0; i < r0 + 4; ++i)
+          _mm_prefetch(reinterpret_cast<const char*>(next + i * rs + c), _MM_HINT_T0);
+      }
       __m256 r[8];
       for (int i = 0; i < 8; ++i) r[i] = Load8(src + i * rs + c);
       Transpose8x8(r);
@@ -91,8 +97,9 @@ void PackA(const GemmJob& j, const S* a, uint32_t ic, uint32_t mc, uint32_t pc, 
            float* dst) {
   for (uint32_t i = 0; i < mc; i += kMr) {
     const uint32_t rows = std::min(kMr, mc - i);
-    PackColumns8(a + (ic + i) * j.a_rs + pc * j.a_cs, j.a_rs, j.a_cs, rows, kc,
-                 dst + size_t{i} * kc, kMr);
+    const S* src = a + (ic + i) * j.a_rs + pc * j.a_cs;
+    PackColumns8(src, j.a_rs, j.a_cs, rows, kc, dst + size_t{i} * kc, kMr,
+                 i + 2 * kMr <= mc ? src + kMr * j.a_rs : nullptr);
   }
 }
 
@@ -115,6 +122,36 @@ void PackBPanel(const GemmJob& j, const S* b, uint32_t pc, uint32_t kc, uint32_t
   for (uint32_t c = 0; c < kNr; c += 8) {
     const uint32_t n8 = cols > c ? std::min(8u, cols - c) : 0;
     PackColumns8(src + c * j.b_cs, j.b_cs, j.b_rs, n8, kc, dst + c, kNr);
+  }
+}
+
+uint32_t PanelCols(uint32_t rest);
+
+// Packs the whole block B(pc .. pc+kc, jc .. jc+nc) of a row-major B (b_cs == 1) into its
+// panels (as PackBPanel packs each, panels cut by PanelCols) row by row: each GM row segment is
+// read once, front to back, with the row kAhead rows on prefetched into L1.
+template <typename S>
+void PackBBlockRows(const GemmJob& j, const S* b, uint32_t pc, uint32_t kc, uint32_t jc,
+                    uint32_t nc, float* dst) {
+  constexpr uint32_t kAhead = 6;
+  const S* src = b + pc * j.b_rs + jc;
+  const uint32_t row_bytes = nc * uint32_t{sizeof(S)};
+  for (uint32_t p = 0; p < kc; ++p) {
+    if (p + kAhead < kc) {
+      const char* ahead = reinterpret_cast<const char*>(src + (p + kAhead) * j.b_rs);
+      for (uint32_t o = 0; o < row_bytes; o += 64) _mm_prefetch(ahead + o, _MM_HINT_T0);
+      _mm_prefetch(ahead + row_bytes - 1, _MM_HINT_T0);
+    }
+    const S* row = src + p * j.b_rs;
+    float* d = dst + size_t{p} * kNr;
+    for (uint32_t jr = 0; jr < nc; d += size_t{kc} * kNr) {
+      const uint32_t cols = PanelCols(nc - jr);
+      for (uint32_t v = 0; v < kNj; ++v) {
+        const uint32_t left = cols > v * 16 ? cols - v * 16 : 0;
+        _mm512_store_ps(d + v * 16, Load16(row + jr + v * 16, Mask16(left)));
+      }
+      jr += cols;
+    }
   }
 }
 
@@ -333,6 +370,13 @@ void Gemm(const GemmJob& j) {
                                                bscratch)
                                 : PanelRef(bscratch, true, nullptr);
       float* const bpack = bref.data();
+      // A B block other blocks wait for (row-major B) is packed whole, row by row, and published
+      // at once; any other is packed panel by panel as the first A block reaches it.
+      const bool pack_b_whole = bref.must_pack() && j.cache_b && j.b_cs == 1;
+      if (pack_b_whole) {
+        PackBBlockRows(j, b, pc, kc, jc, nc, bpack);
+        bref.Publish();
+      }
       for (uint32_t ic = 0; ic < j.m; ic += kMc) {
         const uint32_t mc = std::min(kMc, j.m - ic);
         key.operand = 0;
@@ -348,7 +392,7 @@ void Gemm(const GemmJob& j) {
         const float* const apack = aref.data();
         // The first A block packs each B panel just before its tiles (L1/L2-hot), unless the
         // B block came packed from the cache.
-        const bool pack_b = ic == 0 && bref.must_pack();
+        const bool pack_b = ic == 0 && bref.must_pack() && !pack_b_whole;
         // Panel q covers columns [jr, jr + cols) and is stored at bpack + q * kc * kNr.
         uint32_t q = 0;
         for (uint32_t jr = 0; jr < nc; jr += PanelCols(nc - jr), ++q) {

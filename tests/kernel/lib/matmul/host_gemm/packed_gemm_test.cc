@@ -2,8 +2,9 @@
 // (1..7 rows past a multiple of 8), column tail (1..47 columns past a multiple of 48: each of the
 // 1-, 2- and 3-vector tiles, and the last 49..64 columns split into two 2-vector panels), k tail
 // (1..3 steps past a multiple of 4), k longer than one cache block, more rows than one A block
-// and more columns than one B block; A and B in both orientations, fp16 inputs, a bias, and a C
-// inside a wider matrix whose other columns stay untouched.
+// and more columns than one B block; A and B in both orientations, fp16 inputs, a bias, a C
+// inside a wider matrix whose other columns stay untouched, and the whole-block packing of a B
+// that other blocks share.
 #include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 
 #include <gtest/gtest.h>
@@ -27,6 +28,9 @@ struct Case {
   uint32_t m, n, k;
   bool trans_a = false, trans_b = false, bias = false, f16 = false;
   uint32_t c_pad = 0;  // extra columns of C beyond n (ldc = n + c_pad)
+  // GemmJob::cache_a/cache_b: outside a launch the blocks are packed into scratch either way,
+  // but a row-major B with cache_b is packed a whole block at a time (PackBBlockRows).
+  bool cache_a = false, cache_b = false;
 };
 
 std::vector<float> Random(size_t count, uint32_t seed, bool f16) {
@@ -66,6 +70,8 @@ std::vector<float> Run(const Case& t, const std::vector<float>& a, const std::ve
   j.c = c.data();
   j.ldc = ldc;
   j.bias = t.bias ? bias.data() : nullptr;
+  j.cache_a = t.cache_a;
+  j.cache_b = t.cache_b;
   RunPackedGemm(j);
   return c;
 }
@@ -73,7 +79,8 @@ std::vector<float> Run(const Case& t, const std::vector<float>& a, const std::ve
 void Check(const Case& t) {
   SCOPED_TRACE(::testing::Message() << t.m << "x" << t.n << "x" << t.k << " trans_a " << t.trans_a
                                     << " trans_b " << t.trans_b << " bias " << t.bias << " f16 "
-                                    << t.f16 << " c_pad " << t.c_pad);
+                                    << t.f16 << " c_pad " << t.c_pad << " cache_a " << t.cache_a
+                                    << " cache_b " << t.cache_b);
   const std::vector<float> a = Random(size_t{t.m} * t.k, 1 + t.m + 7 * t.k, t.f16);
   const std::vector<float> b = Random(size_t{t.k} * t.n, 2 + t.n + 5 * t.k, t.f16);
   const std::vector<float> bias = Random(t.n, 3 + t.n, false);
@@ -121,12 +128,17 @@ TEST_F(PackedGemmTest, EveryRowColumnAndKTail) {
 
 TEST_F(PackedGemmTest, SeveralCacheBlocksInEachDimension) {
   // k past one k block (C reloaded between blocks), m past one A block, n past one B block.
+  Check({24, 96, 128});
+  Check({11, 49, 129});
   Check({24, 96, 256});
   Check({17, 50, 257});
   Check({8, 48, 515});
   Check({33, 100, 771});
+  Check({16, 64, 1031});
   Check({130, 60, 40});
+  Check({200, 60, 40});
   Check({257, 20, 9});
+  Check({401, 17, 3});
   Check({9, 3100, 5});
   Check({3, 3073, 3});
 }
@@ -143,6 +155,23 @@ TEST_F(PackedGemmTest, BothOrientationsFp16BiasAndAWiderC) {
   }
   Check({16, 48, 300, false, false, true, false, 17});
   Check({7, 17, 259, true, true, true, true, 3});
+}
+
+TEST_F(PackedGemmTest, WholeBlockBPackingForASharedB) {
+  // cache_b with a row-major B packs each B block whole, row by row, into panels cut as the
+  // panel-by-panel packing cuts them (48 columns, the last 49..64 as 32 + 17..32): every column
+  // tail, k past one k block, n past one n block, m past one m block, fp16, a bias, a wider C,
+  // and cache_a set too. A transposed B takes the panel-by-panel packing as before.
+  for (uint32_t n : {1u, 16u, 17u, 33u, 48u, 49u, 64u, 65u, 97u, 112u, 113u, 176u, 256u}) {
+    Check({9, n, 7, false, false, false, false, 0, false, true});
+  }
+  for (bool f16 : {false, true}) {
+    Check({17, 70, 515, false, false, true, f16, 3, true, true});
+    Check({13, 3100, 5, true, false, false, f16, 0, false, true});
+    Check({200, 50, 33, false, true, true, f16, 0, true, true});
+  }
+  Check({1, 1, 1, false, false, false, false, 0, true, true});
+  Check({3, 3073, 1031, false, false, true, false, 2, false, true});
 }
 
 }  // namespace

@@ -115,10 +115,10 @@ class PanelCacheTest : public ::testing::Test {
   }
 };
 
-// 8 row shares of one C: the B blocks (k = 300: two k blocks, n = 100: one column block) are packed
+// 8 row shares of one C: the B blocks (k = 200: two k blocks, n = 100: one column block) are packed
 // once and reused by the 7 other blocks; each block's A blocks are its own.
 TEST_F(PanelCacheTest, BlocksShareBPanelsAndMatchTheUncachedBits) {
-  const uint32_t m = 256, n = 100, k = 300;
+  const uint32_t m = 256, n = 100, k = 200;
   auto a = Random(size_t{m} * k, 1), b = Random(size_t{k} * n, 2);
   std::vector<float> c(size_t{m} * n), want(c.size());
   const std::vector<Share> shares = Grid(m, n, 8, 1);
@@ -152,7 +152,7 @@ TEST_F(PanelCacheTest, BlocksShareBPanelsAndMatchTheUncachedBits) {
 // A 4 x 3 grid as the 910B tiling cuts C: A blocks shared along rows, B blocks along columns, on
 // one and two worker threads, three times each; with the cache off the bits are the same.
 TEST_F(PanelCacheTest, AGridSharesBothOperandsOnOneAndTwoThreads) {
-  const uint32_t m = 300, n = 250, k = 520;
+  const uint32_t m = 300, n = 250, k = 300;
   auto a = Random(size_t{m} * k, 3), b = Random(size_t{k} * n, 4);
   std::vector<float> c(size_t{m} * n), want(c.size());
   const std::vector<Share> shares = Grid(m, n, 4, 3);
@@ -164,7 +164,7 @@ TEST_F(PanelCacheTest, AGridSharesBothOperandsOnOneAndTwoThreads) {
     const PanelCacheStats before = GetPanelCacheStats();
     ASSERT_TRUE(RunShares({a.data(), false, m, b.data(), n, c.data(), n, k}, shares).ok());
     const PanelCacheStats d = Delta(before);
-    // k = 520: 3 k blocks; each share of 75 rows is one A block: 4 row shares x 3 + 3 column
+    // k = 300: 3 k blocks; each share of 75 rows is one A block: 4 row shares x 3 + 3 column
     // shares x 3 entries, every one of the 12 shares x 6 acquisitions after them a hit.
     EXPECT_EQ(d.claims, 4u * 3 + 3u * 3);
     EXPECT_EQ(d.hits, 12u * 6 - d.claims);
