@@ -11,7 +11,7 @@
 // first rep and excluded from every rep. That call also pays for the memory a call keeps for the
 // next ones: the launch's workspace from the device allocator (the fused kernel's GM slots, the
 // unfused chain's fp32 product), the panel cache's arena (Note [Packed panel cache]), oneDNN's
-// scratchpad; on the 2-vCPU VM, where fresh pages are slow, about 0.1-0.3 s at 4096^3. Its
+// scratchpad; on the 2-vCPU VM, where fresh pages are slow, 0.1-0.4 s at 4096^3. Its
 // process CPU seconds are the counter first_call_s of every rep.
 #include <benchmark/benchmark.h>
 #include <time.h>
