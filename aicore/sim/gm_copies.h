@@ -1,42 +1,59 @@
 // The validity of host-side copies of GM that kernel-library code keeps across blocks of a launch
-// (the packed panels of the Matmul's fused path): one generation number that advances whenever
-// the bytes such a copy was made from may have changed. See Note [GM copies].
+// (the packed panels of the Matmul's fused path): each copy watches the GM region it was made
+// from and turns stale when a write over that region is noted. See Note [GM copies].
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace aicore::sim {
 
 // Note [GM copies]
 // A cache that keeps a transformed copy of GM bytes for other blocks of the same launch (Note
-// [Packed panel cache]) may hand the copy out only while those bytes cannot have changed. A copy
-// made at generation g (the one WatchGmRange returned for its source) is valid while
-// GmCopyGeneration() is still g. The generation advances:
-// - when kernel code writes GM through a pipe over a watched range: DataCopy, DataCopyPad and
-//   Fixpipe to GM (AtomicCopyBlocks) and the fused Matmul's C call NoteGmWrite; a write elsewhere
-//   costs one relaxed load when nothing is watched;
-// - at every cross-core synchronisation: a block returning from BlockUntil (SyncAll,
-//   CrossCoreWaitFlag, the Matmul client/server, queue waits) and the last block arriving at a
-//   SyncAll. What another core wrote before it signalled, even by a raw pointer store that no
-//   API sees, may be read after the wait, so copies made before it are not trusted;
+// [Packed panel cache]) may hand the copy out only while those bytes cannot have changed. Each
+// copy registers the region it reads (WatchGmRegion) with a flag of its own; the flag is set,
+// and the copy is stale, when:
+// - kernel code writes GM over the region: DataCopy, DataCopyPad and Fixpipe to GM
+//   (AtomicCopyBlocks), the fused Matmul's C and GlobalTensor's scalar stores (SetValue,
+//   operator()) call NoteGmWrite. Only copies whose region the written bytes overlap go stale
+//   (the region is lines of bytes at a pitch, so a write between a block's rows spares it); a
+//   write elsewhere costs one relaxed load when nothing is watched, else a lookup in the union
+//   of the watched regions;
+// - at the phase barriers SyncAll (the last core to arrive) and IBWait (after the wait): what
+//   another core wrote before them, even by a raw pointer store that no API sees, may be read
+//   after them, so every copy made before is dropped;
 // - at the beginning and the end of every launch (the host writes GM between launches), after
-//   which the launch-end hooks (AddLaunchEndHook) drop the copies.
-// Scalar stores (GlobalTensor::SetValue, operator(), a raw pointer) are seen at the next
-// synchronisation only: not when the storing block, with none in between, reads the same bytes
-// through a copy made earlier in the launch (on hardware such a store reaches GM through the
-// scalar data cache, which a DataCacheCleanAndInvalid must flush before the MTEs read it).
+//   which the launch-end hooks (AddLaunchEndHook) free the copies.
+// Cross-core flags (CrossCoreWaitFlag), queue waits and the Matmul client/server hand tiles from
+// core to core dozens of times per block in a pipelined mix kernel; they end no copy, so the
+// blocks of a mix kernel share their packed operands (Note [Matmul fused path]). What such a
+// handoff passes through GM is written by the pipes or by GlobalTensor, both noted. A raw
+// pointer store is not: data stored so, and then read by another core's Matmul after a flag
+// wait only, in the launch that packed the old bytes, is read as it was packed (on hardware such
+// a store sits in the scalar data cache, which is not coherent with GM, until a
+// DataCacheCleanAndInvalid). Write such data with DataCopy or SetValue, or SyncAll before reading.
 
-// Records that a copy of the GM bytes [p, p + bytes) is being made, so a later NoteGmWrite over
-// them advances the generation, and returns the generation the copy belongs to (the range stays
-// watched until that generation ends). Make the copy after this call.
-uint64_t WatchGmRange(const void* p, uint64_t bytes);
-// Tells the copies that kernel code wrote the GM bytes [p, p + bytes): advances the generation
-// when they overlap a watched range. Thread-safe; cheap when nothing is watched.
+// The bytes a copy reads: `lines` runs of `line_bytes` bytes, `pitch` bytes apart, from `base`
+// (one run when lines is 1; pitch >= line_bytes when lines > 1).
+struct GmRegion {
+  const void* base = nullptr;
+  uint64_t lines = 1, line_bytes = 0, pitch = 0;
+};
+
+// Registers a copy of `region` that is about to be made: a later NoteGmWrite over the region, or
+// any of the events of Note [GM copies], sets *stale (release order). *stale must be false and
+// must stay alive until it is set or InvalidateGmCopies runs (the launch end does). Make the copy
+// after this call. Thread-safe. An empty region is never written: nothing is registered.
+void WatchGmRegion(const GmRegion& region, std::atomic<bool>* stale);
+// Tells the copies that kernel code wrote the GM bytes [p, p + bytes): sets the flags of the
+// watched regions it overlaps and forgets them. Thread-safe; cheap when nothing is watched.
 void NoteGmWrite(const void* p, uint64_t bytes);
-// Advances the generation unconditionally (and forgets the watched ranges).
+// The same for a strided write: the lines of `region` (a write between them ends no copy).
+void NoteGmWrite(const GmRegion& region);
+// Sets the flag of every watched region and forgets them all.
 void InvalidateGmCopies();
-// Returns the current generation.
-uint64_t GmCopyGeneration();
+// Returns how many regions are watched (tests).
+uint64_t WatchedGmRegions();
 
 // Registers `hook` to run after every later launch has ended (its blocks finished, before
 // RunKernel returns, failed launches too), for caches of copies that must not outlive a launch.

@@ -586,10 +586,6 @@ void BlockUntil(const std::function<bool(LaunchShared&)>& ready,
     Fail(StatusCode::kFailedPrecondition, std::source_location::current(),
          "blocking operation outside a kernel launch");
   }
-  // Whatever the waited-for core wrote to GM is visible after the wait (Note [GM copies]).
-  struct AfterWait {
-    ~AfterWait() { InvalidateGmCopies(); }
-  } after_wait;
   {
     std::lock_guard<std::mutex> lk(L->mu);
     if (ready(L->shared)) return;
@@ -628,7 +624,7 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t partic
     std::lock_guard<std::mutex> lk(L->mu);
     gen = L->syncall_gen;
     if (++L->syncall_arrived == need) {
-      InvalidateGmCopies();  // Note [GM copies]
+      InvalidateGmCopies();  // a phase barrier ends every GM copy (Note [GM copies])
       L->syncall_arrived = 0;
       ++L->syncall_gen;
       L->Bump();

@@ -185,10 +185,9 @@ void AtomicCopyBlocks(int atomic_mode, uint8_t* dst, uint64_t dst_pitch, const u
   if (count == 0) return;
   // Copies of GM kept across blocks must not outlive this write (Note [GM copies]).
   struct Noted {
-    const uint8_t* dst;
-    uint64_t span;
-    ~Noted() { aicore::sim::NoteGmWrite(dst, span); }
-  } noted{dst, (count - 1) * dst_pitch + len};
+    aicore::sim::GmRegion written;
+    ~Noted() { aicore::sim::NoteGmWrite(written); }
+  } noted{{dst, count, len, dst_pitch}};
   if (atomic_mode == 0) {
     WriteGm(dst, dst_pitch, src, src_pitch, count, len);
     return;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "aicore/sim/gm_copies.h"
 #include "aicore/sim/scheduler.h"
 
 namespace AscendC::detail {
@@ -47,6 +48,8 @@ void InterBlockSync(bool set, bool aiv_only, int32_t* gm, uint64_t gm_elements, 
         return aicore::StrCat("IBWait for blockIdx ", block_idx, " eventID ", event_id,
                               " (no IBSet with the same arguments has run)");
       });
+  // What the setting block wrote before IBSet, raw stores too, may be read now (Note [GM copies]).
+  aicore::sim::InvalidateGmCopies();
 }
 
 }  // namespace AscendC::detail

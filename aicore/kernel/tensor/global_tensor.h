@@ -11,6 +11,7 @@
 #include "aicore/kernel/detail/check.h"
 #include "aicore/kernel/tensor/shape_info.h"
 #include "aicore/kernel/types.h"
+#include "aicore/sim/gm_copies.h"
 #include "aicore/sim/gm_registry.h"
 
 namespace AscendC {
@@ -112,9 +113,12 @@ class GlobalTensor {
     AICORE_ISSUE(core, detail::ScalarInstr(core, "SetValue", true, addr_ + offset, sizeof(T),
                                            aicore::DTypeOf<T>(), loc));
     addr_[offset] = value;
+    aicore::sim::NoteGmWrite(addr_ + offset, sizeof(T));  // Note [GM copies]
   }
+  // The element may be stored through the reference: copies of it are stale from here on.
   T& operator()(uint64_t offset, detail::SrcLoc loc = detail::SrcLoc::current()) const {
     CheckIndex("GlobalTensor::operator()", offset, loc);
+    aicore::sim::NoteGmWrite(addr_ + offset, sizeof(T));  // Note [GM copies]
     return addr_[offset];
   }
 

@@ -56,9 +56,10 @@ using patterns::EpilogueOperand;
 // evenly, rounded up to 16). Block sizes that leave one round (items <= groups) are dropped
 // when another gives two: a single round overlaps no block's epilogue with the next one's cube
 // (1024^3 fp16 would get 384 x 128 in one round; it gets 128 x 256, two).
-// Ties (within 3%) go to fewer items: the Matmul's fused host path (Note [Matmul fused path])
-// packs each block's A rows and B columns anew once a cross-core wait has passed (Note [GM
-// copies]), so fewer blocks pack less. Modeled on ascend910b1, fp16 gelu_erf + bias + residual:
+// Ties (within 3%) go to fewer items: fewer Matmul starts and flag handoffs per group (the
+// Matmul's fused host path packs A and B once per launch whatever the block size: the blocks
+// share the packed panels, Note [Packed panel cache]). Modeled on ascend910b1, fp16 gelu_erf +
+// bias + residual:
 // 2048^3 had 256 x 512 blocks, 32 items on 24 AICs (190 us); now 384 x 256, two rounds of 24
 // (145 us); 4096^3 512 x 512, 64 items (780 us), now 384 x 512, 88 items (651 us; 512-row
 // blocks modeled 10-20% slower at the same number of base blocks per group, hence kMaxTileM).

@@ -135,11 +135,10 @@ class MatmulEpilogueCube {
     TPipe pipe;
     Matmul<AType, AType, CType> mm;
     mm.Init(&t.cube, &pipe);
-    // A row-major A is described as the block row SetTensorA points at (tile_m rows): a run's
-    // successive blocks change n (so no two read the same B columns, and the Matmul's fused host
-    // path then packs B into its scratch rather than the launch's panel cache, Note [Packed
-    // panel cache]) unless there is one n tile, where they share B and M stays whole.
-    const int org_m = static_cast<int>(t.a_trans ? t.a_pitch : t.n_tiles > 1 ? t.tile_m : t.m);
+    // M is whole, so the Matmul's fused host path knows that the blocks of other m tiles read
+    // this block's B columns (as the other n tiles read its A rows) and shares the packed panels
+    // through the launch's cache (Note [Packed panel cache]); the flag waits end none of them.
+    const int org_m = static_cast<int>(t.a_trans ? t.a_pitch : t.m);
     const int org_ka = static_cast<int>(t.a_trans ? t.k : t.a_pitch);
     const int org_kb = static_cast<int>(t.b_trans ? t.b_pitch : t.k);
     const int org_n = static_cast<int>(t.b_trans ? t.n : t.b_pitch);

@@ -1178,7 +1178,9 @@ class Matmul {
       }
     }
     // Packed copies of A or B that C overlaps are stale now (Note [GM copies]).
-    aicore::sim::NoteGmWrite(gm.data(), uint64_t((single_m_ - 1) * ldc + single_n_) * sizeof(DstT));
+    aicore::sim::NoteGmWrite(aicore::sim::GmRegion{gm.data(), uint64_t(single_m_),
+                                                   uint64_t(single_n_) * sizeof(DstT),
+                                                   uint64_t(ldc) * sizeof(DstT)});
   }
 
   // Writes the pending block to gm (see GetTensorC) and frees L0C.

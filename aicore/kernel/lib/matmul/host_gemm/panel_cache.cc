@@ -4,11 +4,9 @@
 //   empties it, so its entries never outlive the launch that packed them.
 // - Entries live in a deque (stable addresses) and are found through a hash map by key; a stale
 //   entry is replaced in the map but stays in the deque, since a block may still be reading it.
-// - The arena hands out 64-byte aligned pieces of its chunks in order; Reset (at launch end)
-//   frees the chunks the launch did not use and rewinds the rest.
+// - The arena hands out 64-byte aligned pieces of its chunks in order; Reset (at the end of a
+//   launch that made entries) frees the chunks the launch did not use and rewinds the rest.
 #include "aicore/kernel/lib/matmul/host_gemm/panel_cache.h"
-
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,9 +26,10 @@ namespace aicore::kernel::cube {
 
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
-// Chunks of 8 MiB: a few per launch at the shapes benchmarked, each on whole huge pages.
+// Chunks of 8 MiB: a few per launch at the shapes benchmarked (a larger block gets a chunk of its
+// own, rounded up to whole chunks). Ordinary pages: see Note [Packed panel cache].
 constexpr size_t kChunkBytes = size_t{8} << 20;
+constexpr size_t kPageBytes = 4096;
 
 class Arena {
  public:
@@ -49,13 +48,10 @@ class Arena {
         return p;
       }
     }
-    const size_t size = std::max(kChunkBytes, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+    const size_t size = (bytes + kChunkBytes - 1) / kChunkBytes * kChunkBytes;
     if (held_ + size > kPanelCacheBytes) return nullptr;
-    auto* base = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, size));
+    auto* base = static_cast<uint8_t*>(std::aligned_alloc(kPageBytes, size));
     if (base == nullptr) return nullptr;
-#ifdef MADV_HUGEPAGE
-    madvise(base, size, MADV_HUGEPAGE);  // advice only (Note [Huge pages for GM])
-#endif
     held_ += size;
     chunks_.push_back({base, size, bytes});
     cur_ = chunks_.size() - 1;
@@ -90,7 +86,7 @@ class Arena {
 };
 
 struct Entry {
-  uint64_t generation = 0;
+  std::atomic<bool> stale{false};  // set when its source is written (Note [GM copies])
   float* data = nullptr;
   bool ready = false;
 };
@@ -125,11 +121,13 @@ std::atomic<bool>& EnabledSwitch() {
   return on;
 }
 
-// The launch-end hook: no block runs now, so every entry can go.
+// The launch-end hook: no block runs now, so every entry can go. A launch that packed nothing
+// into the cache leaves the arena as it is (its chunks are for the next one that does).
 void DropAll() {
   Cache& c = TheCache();
   std::lock_guard<std::mutex> lk(c.mu);
-  if (c.entries.empty() && c.arena.held() == 0) return;
+  if (c.entries.empty()) return;
+  sim::InvalidateGmCopies();  // the launch end did; no watch may outlive its entry's flag
   c.index.clear();
   c.entries.clear();
   c.arena.Reset();
@@ -140,10 +138,25 @@ void RegisterHookOnce() {
   std::call_once(once, [] { sim::AddLaunchEndHook(DropAll); });
 }
 
-// Bytes from the block's first source element to its last (strides are positive).
-uint64_t SourceSpan(const PanelKey& k) {
-  return (uint64_t(k.rows - 1) * uint64_t(k.rs) + uint64_t(k.cols - 1) * uint64_t(k.cs) + 1) *
-         k.elem_bytes;
+// The GM bytes a block is packed from (strides are positive): its rows (columns) when the
+// columns (rows) are contiguous, else every byte from its first element to its last.
+sim::GmRegion SourceRegion(const PanelKey& k) {
+  const uint64_t eb = k.elem_bytes;
+  sim::GmRegion r;
+  r.base = k.src;
+  if (k.cs == 1) {
+    r.lines = k.rows;
+    r.line_bytes = k.cols * eb;
+    r.pitch = uint64_t(k.rs) * eb;
+  } else if (k.rs == 1) {
+    r.lines = k.cols;
+    r.line_bytes = k.rows * eb;
+    r.pitch = uint64_t(k.cs) * eb;
+  } else {
+    r.line_bytes =
+        (uint64_t(k.rows - 1) * uint64_t(k.rs) + uint64_t(k.cols - 1) * uint64_t(k.cs) + 1) * eb;
+  }
+  return r;
 }
 
 }  // namespace
@@ -187,7 +200,7 @@ PanelRef AcquirePanel(const PanelKey& key, size_t floats, float* scratch) {
     auto it = c.index.find(key);
     if (it == c.index.end()) break;
     Entry* e = it->second;
-    if (e->generation != sim::GmCopyGeneration()) {
+    if (e->stale.load(std::memory_order_acquire)) {
       ++c.stats.stale;
       break;
     }
@@ -204,10 +217,10 @@ PanelRef AcquirePanel(const PanelKey& key, size_t floats, float* scratch) {
     ++c.stats.bypassed;
     return PanelRef(scratch, true, nullptr);
   }
-  // The source is watched from here on: a write noted later ends the entry's generation, one
-  // noted before happened before the packing reads the source.
+  // The source is watched from here on: a write noted later makes the entry stale, one noted
+  // before happened before the packing reads the source.
   Entry& e = c.entries.emplace_back();
-  e.generation = sim::WatchGmRange(key.src, SourceSpan(key));
+  sim::WatchGmRegion(SourceRegion(key), &e.stale);
   e.data = data;
   c.index[key] = &e;
   ++c.stats.claims;

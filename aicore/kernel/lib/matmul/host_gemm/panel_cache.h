@@ -22,12 +22,22 @@ namespace aicore::kernel::cube {
 // - the first block to ask claims the entry and packs into it; others wait for it (a packer
 //   never suspends its fiber while it holds a claim, and waits only for A entries while it holds
 //   a B claim, so no wait can form a cycle); later askers use it as it is;
-// - an entry is valid while the GM copies' generation it was made at is current (Note [GM
-//   copies]): API writes over its source, cross-core synchronisation, launch begin and end advance
-//   it. Stale entries stay allocated (a block may still read them) until the launch ends;
-// - the memory is an arena of 2 MiB-aligned chunks on huge pages, kept from launch to launch while
-//   used (a chunk no entry of a launch used is freed when that launch ends), at most
-//   kPanelCacheBytes; past that, blocks pack into their own scratch as without the cache;
+// - an entry watches the GM lines it was packed from (Note [GM copies]) and is stale once a write
+//   over them is noted (DataCopy, Fixpipe, a fused Matmul's C, GlobalTensor's scalar stores), or
+//   at a SyncAll or IBWait, or at the launch's end; writes elsewhere and cross-core flag waits
+//   leave it valid, so the blocks of a mix kernel share it. Stale entries stay allocated (a
+//   block may still read them) until the launch ends;
+// - the memory is an arena of 8 MiB chunks, kept from launch to launch (a chunk that a launch
+//   making entries did not use is freed when it ends; launches that make none, such as the
+//   elementwise ops between two matmuls, free nothing), at most kPanelCacheBytes; past that,
+//   blocks pack into their own scratch as without the cache;
+// - the chunks are on ordinary pages, not advised MADV_HUGEPAGE as GM is (Note [Huge pages for
+//   GM]): the tiles read packed panels in contiguous runs (a B panel is 48 KiB, an A block 128
+//   KiB), so 2 MiB pages bought nothing measurable (fused 4096^3 epilogue, fp32, 1 thread: 1.24
+//   vs 1.29 s, within the noise of a loaded host), while touching fresh 2 MiB pages cost 8-15 ms
+//   each on the 2-vCPU VM the benchmarks run on (the balloon driver hands free huge pages back to
+//   the hypervisor): 1-2 s for the 136 MiB a 4096^3 problem packs, all of it on the process's
+//   first call; 4 KiB pages cost about 0.1 s there;
 // - outside a launch, or when SetPanelCacheEnabled(false), nothing is cached.
 // The cached bits are the bits the block would have packed itself, so results do not change.
 
@@ -86,7 +96,7 @@ struct PanelCacheStats {
   uint64_t claims = 0;    // entries created and packed by their first asker
   uint64_t waits = 0;     // acquisitions that waited for another block's packing
   uint64_t bypassed = 0;  // acquisitions in a launch that packed into scratch (disabled, full)
-  uint64_t stale = 0;     // entries found but no longer valid (generation advanced)
+  uint64_t stale = 0;     // entries found but no longer valid (their source was written)
   size_t bytes_held = 0;  // arena bytes currently allocated
 };
 PanelCacheStats GetPanelCacheStats();

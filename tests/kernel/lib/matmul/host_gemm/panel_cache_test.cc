@@ -1,9 +1,11 @@
-// The packed panel cache of the packed GEMM (Note [Packed panel cache]) and the GM copies'
-// generation it relies on (Note [GM copies]): blocks of a launch that multiply the same A rows or B
+// The packed panel cache of the packed GEMM (Note [Packed panel cache]) and the watched GM
+// regions it relies on (Note [GM copies]): blocks of a launch that multiply the same A rows or B
 // columns share packed panels and get the bits they would have packed themselves; nothing is
-// reused across launches, after a pipe write over a source (DataCopy, a fused Matmul's C), or
-// after a SyncAll that follows a scalar or raw store; different strides and orientations never share;
-// launches from several host threads and on two worker threads stay exact.
+// reused across launches, after a pipe write over a panel's source lines (DataCopy, a fused
+// Matmul's C, also between cross-core flags of a mix kernel) or after a SyncAll that follows a
+// scalar or raw store; a write beside the lines (other columns, other buffers) and a flag wait
+// keep the panels; different strides and orientations never share; launches from several host
+// threads and on two worker threads stay exact.
 #include "aicore/kernel/lib/matmul/host_gemm/panel_cache.h"
 
 #include <gtest/gtest.h>
@@ -197,7 +199,8 @@ TEST_F(PanelCacheTest, NothingIsReusedAcrossLaunches) {
 }
 
 // Inside one block: C1 = A * B, then A is rewritten by DataCopy UB -> GM, then C2 = A * B must
-// use the new A; a SetValue store is seen after a SyncAll (Note [GM copies]).
+// use the new A (B's panels stay); a SetValue store and then a SyncAll end both (Note [GM
+// copies]).
 TEST_F(PanelCacheTest, AnApiWriteOverASourceInvalidatesItsPanels) {
   const uint32_t m = 16, n = 48, k = 32;
   auto a = Random(size_t{m} * k, 8), b = Random(size_t{k} * n, 9);
@@ -231,7 +234,73 @@ TEST_F(PanelCacheTest, AnApiWriteOverASourceInvalidatesItsPanels) {
   EXPECT_EQ(std::memcmp(c1.data(), want1.data(), c1.size() * 4), 0);
   EXPECT_EQ(std::memcmp(c2.data(), want2.data(), c2.size() * 4), 0);
   EXPECT_EQ(std::memcmp(c3.data(), want3.data(), c3.size() * 4), 0);
-  EXPECT_EQ(Delta(before).stale, 2u * 2u);  // A's and B's entries, after the write and the SyncAll
+  // A's entry after the DataCopy, A's and B's after the SetValue and the SyncAll.
+  EXPECT_EQ(Delta(before).stale, 1u + 2u);
+  EXPECT_EQ(Delta(before).hits, 1u);  // B for C2
+}
+
+// A mix kernel as the fused epilogue runs: the AIC multiplies A by the two column halves of B
+// (one B block each, A shared), hands over to its AIVs with a cross-core flag; AIV 0 rewrites the
+// left half of B with DataCopy (rows of 48 of B's 96 columns) and an unrelated buffer, then both
+// AIVs hand back. The AIC's second products: the left half packed anew from the new B, the right
+// half and A still served from the cache, on one and two worker threads.
+TEST_F(PanelCacheTest, AWriteBetweenFlagsEndsOnlyThePanelsOfItsLines) {
+  const uint32_t m = 40, n = 96, k = 64, half = n / 2;
+  auto a = Random(size_t{m} * k, 50), b = Random(size_t{k} * n, 51);
+  const auto left = Random(size_t{k} * half, 52);  // (k, half): B's new left half
+  auto b2 = b;
+  for (uint32_t p = 0; p < k; ++p) {
+    std::copy_n(left.begin() + p * half, half, b2.begin() + size_t{p} * n);
+  }
+  std::vector<float> want1(size_t{m} * n), want2(want1.size());
+  const std::vector<Share> halves = {{0, m, 0, half}, {0, m, half, half}};
+  Reference({a.data(), false, m, b.data(), n, want1.data(), n, k}, halves);
+  Reference({a.data(), false, m, b2.data(), n, want2.data(), n, k}, halves);
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    aicore::sim::SetWorkerThreads(threads);
+    auto b_gm = b;
+    std::vector<float> other(64, 0.f), c1(want1.size()), c2(want1.size());
+    const PanelCacheStats before = GetPanelCacheStats();
+    aicore::LaunchOptions mix;
+    mix.mode = aicore::KernelMode::kMix;
+    const aicore::Status st = aicore::RunKernel("panel_cache_flags", 1, mix, [&] {
+      using namespace AscendC;
+      if ASCEND_IS_AIC {
+        const Product p1{a.data(), false, m, b_gm.data(), n, c1.data(), n, k};
+        for (const Share& s : halves) RunPackedGemm(JobOf(p1, s));
+        CrossCoreSetFlag<2, PIPE_FIX>(1);
+        CrossCoreWaitFlag<2, PIPE_FIX>(2);
+        const Product p2{a.data(), false, m, b_gm.data(), n, c2.data(), n, k};
+        for (const Share& s : halves) RunPackedGemm(JobOf(p2, s));
+      }
+      if ASCEND_IS_AIV {
+        CrossCoreWaitFlag<2, PIPE_MTE3>(1);
+        if (GetSubBlockIdx() == 0) {
+          TPipe pipe;
+          TBuf<QuePosition::VECOUT> buf;
+          pipe.InitBuffer(buf, left.size() * 4);
+          LocalTensor<float> ub = buf.Get<float>();  // (k, half)
+          for (size_t i = 0; i < left.size(); ++i) ub.SetValue(i, left[i]);
+          GlobalTensor<float> gm_b, gm_other;  // (k, n), (64)
+          gm_b.SetGlobalBuffer(b_gm.data(), b_gm.size());
+          gm_other.SetGlobalBuffer(other.data(), other.size());
+          DataCopy(gm_other, ub, 64);
+          // k rows of half floats (6 blocks), skipping the other half (6 blocks) of each row.
+          DataCopy(gm_b, ub, DataCopyParams(k, half * 4 / 32, 0, (n - half) * 4 / 32));
+        }
+        CrossCoreSetFlag<2, PIPE_MTE3>(2);
+      }
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(b_gm, b2);
+    EXPECT_EQ(std::memcmp(c1.data(), want1.data(), c1.size() * 4), 0);
+    EXPECT_EQ(std::memcmp(c2.data(), want2.data(), c2.size() * 4), 0);
+    const PanelCacheStats d = Delta(before);
+    EXPECT_EQ(d.claims, 1u + 2u + 1u);  // A, B's halves, then B's left half again
+    EXPECT_EQ(d.stale, 1u);             // B's old left half
+    EXPECT_EQ(d.hits, 1u + 2u + 1u);    // A for the right half, A twice and B's right half
+  }
 }
 
 // Block 1 rewrites A with raw stores (no API sees them) between two SyncAlls; block 0's second
@@ -379,10 +448,10 @@ TEST_F(PanelCacheTest, AFusedMatmulsCInvalidatesPanelsOfIt) {
   EXPECT_EQ(std::memcmp(t.data(), want_t.data(), t.size() * 4), 0);
   EXPECT_EQ(std::memcmp(x.data(), want_x.data(), x.size() * 4), 0);
   EXPECT_EQ(std::memcmp(u.data(), want_u.data(), u.size() * 4), 0);
-  // Hits: the second halves of T and U reuse X's panels of their first halves. Stale: Y's panels
-  // after X's left half was written (the write ended the generation), and X's old panels for U.
-  EXPECT_EQ(Delta(before).hits, 2u);
-  EXPECT_EQ(Delta(before).stale, 2u);
+  // Hits: the second halves of T, X and U reuse the A panels (X, Y, X) of their first halves:
+  // writing X's left half ends X's panels, not Y's. Stale: X's panels of T, when U reads X.
+  EXPECT_EQ(Delta(before).hits, 3u);
+  EXPECT_EQ(Delta(before).stale, 1u);
 }
 
 }  // namespace
