@@ -49,15 +49,22 @@ matmul_tiling::DataType TilingType() {
     return matmul_tiling::DataType::DT_FLOAT;
   else if constexpr (std::is_same_v<T, half>)
     return matmul_tiling::DataType::DT_FLOAT16;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return matmul_tiling::DataType::DT_INT8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return matmul_tiling::DataType::DT_INT32;
   else
     return matmul_tiling::DataType::DT_BF16;
 }
 
 // A and B as stored in GM (their orientation) and as (M, K) / (K, N) for the reference.
 template <typename S>
+using BiasOf = std::conditional_t<std::is_same_v<S, int8_t>, int32_t, float>;
+
+template <typename S>
 struct Problem {
   std::vector<S> a_store, b_store, a_ref, b_ref;
-  std::vector<float> bias;
+  std::vector<BiasOf<S>> bias;
   std::vector<double> bias_ref;
 };
 
@@ -68,8 +75,14 @@ Problem<S> MakeProblem(const Case& c, uint32_t seed) {
   Problem<S> p;
   p.a_ref.resize(size_t(c.m) * c.k);
   p.b_ref.resize(size_t(c.k) * c.n);
-  for (auto& v : p.a_ref) v = S(static_cast<float>(small(rng)) / 8.0f);  // exact in every type
-  for (auto& v : p.b_ref) v = S(static_cast<float>(small(rng)) / 8.0f);
+  auto value = [&]() -> S {
+    if constexpr (std::is_same_v<S, int8_t>)
+      return static_cast<S>(small(rng) * 15);
+    else
+      return S(static_cast<float>(small(rng)) / 8.0f);  // exact in every float type
+  };
+  for (auto& v : p.a_ref) v = value();
+  for (auto& v : p.b_ref) v = value();
   p.a_store.resize(p.a_ref.size());
   p.b_store.resize(p.b_ref.size());
   for (int i = 0; i < c.m; ++i)
@@ -82,7 +95,7 @@ Problem<S> MakeProblem(const Case& c, uint32_t seed) {
           p.b_ref[size_t(i) * c.n + j];
   if (c.bias) {
     for (int j = 0; j < c.n; ++j) {
-      p.bias.push_back(static_cast<float>(small(rng)));
+      p.bias.push_back(static_cast<BiasOf<S>>(small(rng)));
       p.bias_ref.push_back(p.bias.back());
     }
   }
@@ -98,7 +111,7 @@ optiling::TCubeTiling MakeTiling(const Case& c, TPosition pos_a, CubeFormat fa, 
   api.SetAType(pos_a, fa, TilingType<S>(), c.trans_a);
   api.SetBType(pos_b, fb, TilingType<S>(), c.trans_b);
   api.SetCType(TPosition::GM, CubeFormat::ND, TilingType<D>());
-  api.SetBiasType(TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
+  api.SetBiasType(TPosition::GM, CubeFormat::ND, TilingType<BiasOf<S>>());
   api.SetShape(c.m, c.n, c.k);
   api.SetOrgShape(c.m, c.n, c.k);
   api.SetBias(c.bias);
@@ -150,7 +163,7 @@ void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out) {
   using AType = AscendC::MatmulType<PosOf(kA), FormatOf(kA), S>;
   using BType = AscendC::MatmulType<PosOf(kB), FormatOf(kB), S>;
   using CType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, D>;
-  using BiasType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+  using BiasType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, BiasOf<S>>;
   AscendC::TPipe pipe;
   AscendC::Matmul<AType, BType, CType, BiasType> mm;
   REGIST_MATMUL_OBJ(&pipe, AscendC::GetSysWorkSpacePtr(), mm, &t);
@@ -163,7 +176,7 @@ void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out) {
   const int64_t tn = std::min<int64_t>(t.singleCoreN, c.n - n0);
   GlobalTensor<S> ga, gb;
   GlobalTensor<D> gc;
-  GlobalTensor<float> gbias;
+  GlobalTensor<BiasOf<S>> gbias;
   ga.SetGlobalBuffer(p.a_store.data(), p.a_store.size());
   gb.SetGlobalBuffer(p.b_store.data(), p.b_store.size());
   gc.SetGlobalBuffer(out, size_t(c.m) * c.n);
@@ -273,6 +286,8 @@ TEST(MatmulTscm, Bfloat16BothInL1) {
 }
 TEST(MatmulTscm, HalfBothInL1ToHalf) { Sweep<half, half, Where::kTscm, Where::kTscm>({0, 3}); }
 TEST(MatmulTscm, FloatAInL1) { Sweep<float, float, Where::kTscm, Where::kGm>({0, 2}); }
+// int8 NZ in L1 as float: A not transposed, B transposed (rows of 32-byte C0 blocks).
+TEST(MatmulTscm, Int8BothInL1) { Sweep<int8_t, int32_t, Where::kTscm, Where::kTscm>({2}); }
 TEST(MatmulTscm, FloatBothInL1) { Sweep<float, float, Where::kTscm, Where::kTscm>({2}); }
 
 TEST(MatmulUb, HalfAInUb) { Sweep<half, float, Where::kUb, Where::kGm>({0, 1, 2, 3}); }
@@ -283,7 +298,7 @@ TEST(MatmulTscm, RunsCleanUnderTheSanitizer) {
   aicore::check::SanitizerOptions options;
   options.tools = aicore::check::kAllTools;
   aicore::check::Sanitizer sanitizer(options);
-  CheckLocal<half, float, Where::kTscm, Where::kTscm>({40, 50, 70, true, false, true, 2}, 3);
+  CheckLocal<half, float, Where::kTscm, Where::kTscm>({40, 50, 70, true, false, false, 2}, 3);
   CheckLocal<half, float, Where::kUb, Where::kGm>({40, 50, 70, false, true, false, 2}, 4);
   for (const auto& r : sanitizer.reports()) ADD_FAILURE() << r.ToString();
 }
