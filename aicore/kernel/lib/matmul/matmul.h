@@ -287,10 +287,15 @@ class Matmul {
     a_cols_max_ = detail::MmRound(int64_t{tiling_.stepKa} * tiling_.baseK, kKAlign);
     b_rows_max_ = detail::MmRound(int64_t{tiling_.stepKb} * tiling_.baseK, kKAlign);
     b_cols_max_ = detail::MmRound(int64_t{tiling_.stepN} * tiling_.baseN, kMnAlign);
-    a1_.Init(tpipe, std::min(a_bufs, 2), static_cast<uint32_t>(a_rows_max_ * a_cols_max_ * in),
-             loc);
-    b1_.Init(tpipe, std::min(b_bufs, 2), static_cast<uint32_t>(b_rows_max_ * b_cols_max_ * in),
-             loc);
+    // A TSCM operand is the kernel's own L1 tensor: no panel buffers for it.
+    if constexpr (A_TYPE::pos != TPosition::TSCM) {
+      a1_.Init(tpipe, std::min(a_bufs, 2), static_cast<uint32_t>(a_rows_max_ * a_cols_max_ * in),
+               loc);
+    }
+    if constexpr (B_TYPE::pos != TPosition::TSCM) {
+      b1_.Init(tpipe, std::min(b_bufs, 2), static_cast<uint32_t>(b_rows_max_ * b_cols_max_ * in),
+               loc);
+    }
     tpipe->InitBuffer(qa2_, static_cast<uint8_t>(tiling_.dbL0A > 1 ? 2 : 1),
                       static_cast<uint32_t>(tiling_.baseM) * tiling_.baseK * in, loc);
     tpipe->InitBuffer(qb2_, static_cast<uint8_t>(tiling_.dbL0B > 1 ? 2 : 1),

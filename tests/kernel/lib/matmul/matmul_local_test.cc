@@ -159,7 +159,7 @@ LocalTensor<S> CopyToUb(AscendC::TBuf<TPosition::VECCALC>& buf, AscendC::TPipe& 
 // core's block copied by the kernel; a UB operand is the whole stored matrix (the Matmul reads
 // this core's part from the offset tensor).
 template <typename S, typename D, Where kA, Where kB>
-void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out) {
+void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out, bool iterate_loop) {
   using AType = AscendC::MatmulType<PosOf(kA), FormatOf(kA), S>;
   using BType = AscendC::MatmulType<PosOf(kB), FormatOf(kB), S>;
   using CType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, D>;
@@ -210,7 +210,11 @@ void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out) {
     gbias.SetGlobalBuffer(p.bias.data(), p.bias.size());
     mm.SetBias(gbias[n0]);
   }
-  mm.IterateAll(gc[m0 * c.n + n0]);
+  if (iterate_loop) {
+    while (mm.Iterate()) mm.GetTensorC(gc[m0 * c.n + n0]);
+  } else {
+    mm.IterateAll(gc[m0 * c.n + n0]);
+  }
   mm.End();
   if constexpr (kA == Where::kTscm) qa.FreeTensor(la);
   if constexpr (kB == Where::kTscm) qb.FreeTensor(lb);
@@ -218,7 +222,7 @@ void LocalKernel(const Case& c, const TCubeTiling& t, Problem<S>& p, D* out) {
 
 // Runs the case (UB operands: a mix launch, the AIVs calling; otherwise cube-only) and returns C.
 template <typename S, typename D, Where kA, Where kB>
-std::vector<D> RunLocal(const Case& c, Problem<S>& p) {
+std::vector<D> RunLocal(const Case& c, Problem<S>& p, bool iterate_loop = false) {
   const optiling::TCubeTiling t =
       MakeTiling<S, D>(c, PosOf(kA), FormatOf(kA), PosOf(kB), FormatOf(kB));
   std::vector<D> out(size_t(c.m) * c.n, D(-1.0f));
@@ -228,18 +232,18 @@ std::vector<D> RunLocal(const Case& c, Problem<S>& p) {
   const aicore::Status st = aicore::RunKernel(
       "matmul_local", blocks,
       aicore::LaunchOptions{.mode = kMix ? aicore::KernelMode::kMix : aicore::KernelMode::kAic},
-      [&] { LocalKernel<S, D, kA, kB>(c, t, p, out.data()); });
+      [&] { LocalKernel<S, D, kA, kB>(c, t, p, out.data(), iterate_loop); });
   EXPECT_TRUE(st.ok()) << st.ToString();
   return out;
 }
 
 template <typename S, typename D, Where kA, Where kB>
-void CheckLocal(const Case& c, uint32_t seed) {
+void CheckLocal(const Case& c, uint32_t seed, bool iterate_loop = false) {
   SCOPED_TRACE(::testing::Message()
                << "m=" << c.m << " n=" << c.n << " k=" << c.k << " transA=" << c.trans_a
                << " transB=" << c.trans_b << " bias=" << c.bias << " dim=" << c.dim);
   auto p = MakeProblem<S>(c, seed);
-  const std::vector<D> out = RunLocal<S, D, kA, kB>(c, p);
+  const std::vector<D> out = RunLocal<S, D, kA, kB>(c, p, iterate_loop);
   const auto ref = aicore::ref::MatmulRef(p.a_ref, p.b_ref, c.m, c.n, c.k, nullptr,
                                           c.bias ? p.bias_ref.data() : nullptr);
   int bad = 0;
@@ -289,6 +293,14 @@ TEST(MatmulTscm, FloatAInL1) { Sweep<float, float, Where::kTscm, Where::kGm>({0,
 // int8 NZ in L1 as float: A not transposed, B transposed (rows of 32-byte C0 blocks).
 TEST(MatmulTscm, Int8BothInL1) { Sweep<int8_t, int32_t, Where::kTscm, Where::kTscm>({2}); }
 TEST(MatmulTscm, FloatBothInL1) { Sweep<float, float, Where::kTscm, Where::kTscm>({2}); }
+
+// Iterate / GetTensorC walks the same L1 tensors block by block.
+TEST(MatmulTscm, IterateLoop) {
+  CheckLocal<half, float, Where::kTscm, Where::kTscm>({100, 70, 130, true, false, true, 1}, 5,
+                                                      true);
+  CheckLocal<half, float, Where::kTscm, Where::kGm>({64, 200, 48, false, true, false, 3}, 6, true);
+  CheckLocal<half, float, Where::kUb, Where::kGm>({64, 200, 48, false, true, false, 3}, 7, true);
+}
 
 TEST(MatmulUb, HalfAInUb) { Sweep<half, float, Where::kUb, Where::kGm>({0, 1, 2, 3}); }
 TEST(MatmulUb, FloatBInUb) { Sweep<float, float, Where::kGm, Where::kUb>({0, 1, 2, 3}); }
