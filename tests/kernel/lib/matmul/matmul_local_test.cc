@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "aicore/check/sanitizer.h"
+#include "aicore/perf/profiler.h"
 #include "aicore/runtime/launch.h"
 #include "lib/matmul_intf.h"
 #include "tests/kernel/cube/cube_test_util.h"
@@ -122,6 +123,10 @@ optiling::TCubeTiling MakeTiling(const Case& c, TPosition pos_a, CubeFormat fa, 
 
 constexpr int64_t Round(int64_t a, int64_t b) { return (a + b - 1) / b * b; }
 
+// The line of the kernel's own GM -> TSCM copy (CopyToTscm), to tell its records from the
+// Matmul's.
+uint32_t g_tscm_copy_line = 0;
+
 // Copies the rows x cols block at src (row pitch ld) into a new TSCM tensor in NZ, rows padded to
 // 16 (the layout Note [Matmul local operands] asks for), as a kernel does with Nd2NzParams.
 template <typename S>
@@ -130,10 +135,13 @@ LocalTensor<S> CopyToTscm(AscendC::TQue<TPosition::TSCM, 1>& q, AscendC::TPipe& 
   constexpr int64_t kC0 = 32 / sizeof(S);
   pipe.InitBuffer(q, 1, static_cast<uint32_t>(Round(rows, 16) * Round(cols, kC0) * sizeof(S)));
   LocalTensor<S> t = q.template AllocTensor<S>();
-  AscendC::DataCopy(t, src,
-                    AscendC::Nd2NzParams(1, static_cast<uint16_t>(rows),
-                                         static_cast<uint16_t>(cols), 0, static_cast<uint16_t>(ld),
-                                         static_cast<uint16_t>(Round(rows, 16)), 1, 0));
+  const auto here = AscendC::detail::SrcLoc::current();
+  g_tscm_copy_line = here.line();
+  AscendC::DataCopy(
+      t, src,
+      AscendC::Nd2NzParams(1, static_cast<uint16_t>(rows), static_cast<uint16_t>(cols), 0,
+                           static_cast<uint16_t>(ld), static_cast<uint16_t>(Round(rows, 16)), 1, 0),
+      here);
   return t;
 }
 
@@ -371,6 +379,41 @@ TEST(MatmulTscm, AInL1CostsTheMatmulNoMte2) {
   const uint64_t matmul_gm = Mte2Bytes(gm_log);
   const uint64_t matmul_l1 = Mte2Bytes(l1_log) - a_bytes;  // less the kernel's copy
   EXPECT_EQ(matmul_gm - matmul_l1, a_bytes);
+}
+
+// The same through the timing model: the AIC's modelled MTE2 bytes (GM -> L1 records), less the
+// kernel's own copy, drop by A's size when A is in TSCM.
+uint64_t ModelledMte2Bytes(const aicore::perf::LaunchResult& r, uint64_t* kernel_copy) {
+  const auto& recs = r.record->cores[0]->records;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (recs[i].pipe != aicore::sim::Pipe::kMte2 || recs[i].op != aicore::perf::Op::kCopy) continue;
+    if (recs[i].line == g_tscm_copy_line && kernel_copy != nullptr) {
+      *kernel_copy += recs[i].bytes;
+      continue;
+    }
+    sum += recs[i].bytes;
+  }
+  return sum;
+}
+
+// 64 x 80 x 96 half with bias on one AIC: the Matmul moves A (12288 B), B and the bias with A in
+// GM, only B and the bias with A in TSCM.
+TEST(MatmulTscm, AInL1DropsTheModelledMte2OfTheMatmul) {
+  const Case c{64, 80, 96, false, false, true, 1};
+  auto p = MakeProblem<half>(c, 10);
+  const uint64_t a_bytes = p.a_store.size() * sizeof(half);
+  aicore::perf::Profiler prof;
+  prof.Attach();
+  RunLocal<half, float, Where::kGm, Where::kGm>(c, p);
+  RunLocal<half, float, Where::kTscm, Where::kGm>(c, p);
+  prof.Detach();
+  ASSERT_EQ(prof.Results().size(), 2u);
+  uint64_t copy = 0;
+  const uint64_t gm = ModelledMte2Bytes(prof.Results()[0], nullptr);
+  const uint64_t l1 = ModelledMte2Bytes(prof.Results()[1], &copy);
+  EXPECT_EQ(copy, a_bytes);     // the kernel's copy pays for A
+  EXPECT_EQ(gm - l1, a_bytes);  // the Matmul's own MTE2 no longer moves A
 }
 
 // --- misuse ---
