@@ -273,6 +273,7 @@ const std::vector<Case>& Shapes() {
       {64, 48, 96, false, false, true, 1},
       {100, 70, 130, false, false, false, 4},
       {33, 40, 300, false, false, true, 2},
+      {200, 150, 272, false, false, true, 1},  // several base blocks of M and of K in one core
   };
   return shapes;
 }
