@@ -278,11 +278,15 @@ int64_t MatmulApiTilingBase::Compute(AscendC::tiling::TCubeTiling& t) {
                                  ", Ka=", org_ka_, ", Kb=", org_kb_, ")"));
   }
   const int32_t c0 = kC0Bytes / in;
-  if (a_.type == CubeFormat::NZ && (org_m_ % kFractal != 0 || org_ka_ % c0 != 0)) {
+  // An NZ operand in GM is addressed by its padded shape; one at TSCM is the kernel's own copy
+  // into L1, whose Nd2Nz pads the rows and columns (Note [Matmul local operands] in matmul.h).
+  if (a_.type == CubeFormat::NZ && a_.pos != TPosition::TSCM &&
+      (org_m_ % kFractal != 0 || org_ka_ % c0 != 0)) {
     return Reject(aicore::StrCat("GetTiling: A in NZ format needs M a multiple of 16 and Ka of ",
                                  c0, "; got M=", org_m_, ", Ka=", org_ka_));
   }
-  if (b_.type == CubeFormat::NZ && (org_n_ % kFractal != 0 || org_kb_ % c0 != 0)) {
+  if (b_.type == CubeFormat::NZ && b_.pos != TPosition::TSCM &&
+      (org_n_ % kFractal != 0 || org_kb_ % c0 != 0)) {
     return Reject(aicore::StrCat("GetTiling: B in NZ format needs N a multiple of 16 and Kb of ",
                                  c0, "; got N=", org_n_, ", Kb=", org_kb_));
   }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "aicore/kernel/copy/atomic.h"
+#include "aicore/kernel/copy/data_copy_pad.h"
 #include "aicore/kernel/copy/gm_to_local.h"
 #include "aicore/kernel/cube/cube_copy.h"
 #include "aicore/kernel/cube/fixpipe.h"
@@ -194,9 +195,31 @@ class PanelCache {
 
 }  // namespace detail
 
+// Note [Matmul local operands]
+// A or B may be a LocalTensor when its MatmulType says where it lives:
+// - TPosition::TSCM (L1), CubeFormat::NZ: the kernel has copied this core's whole operand into L1
+//   itself (DataCopy GM -> TSCM with Nd2NzParams, paying that MTE2), in the L1 layout of Note
+//   [Matmul L1 layouts]: the operand in its stored orientation (A: singleCoreM x singleCoreK,
+//   transposed singleCoreK x singleCoreM; B: singleCoreK x singleCoreN, transposed singleCoreN x
+//   singleCoreK), fractal columns C0 wide and as tall as the rows rounded up to 16 (Nd2Nz's
+//   dstNzC0Stride). The Matmul never loads it from GM: the L0 fills LoadData straight from the
+//   tensor (MTE1), so the operand costs no MTE2 in the Matmul. Before its first L0 fill the
+//   Matmul orders MTE2 -> MTE1 (the kernel's copy), and when the computation ends MTE1 -> MTE2,
+//   so the kernel may refill the tensor afterwards. ND is refused (LoadData reads whole
+//   fractals), as are the orientations whose L1 layout is not plain NZ (CheckGmOperand); the
+//   fused path is not taken. On the AIV of a mix launch, where L1 belongs to the AIC, a TSCM
+//   operand is refused.
+// - TPosition::VECOUT / VECCALC / VECIN (UB), ND or NZ laid out as the same operand in GM: the
+//   documented path for split cores is UB -> GM -> L1, so the Matmul copies the tensor into a GM
+//   staging block of its own (DataCopyPad, MTE3, waited for before the AIC is told) and then
+//   treats it as a GM operand.
+// A tensor at another position than its MatmulType's, a GlobalTensor for a non-GM MatmulType and
+// a TSCM tensor smaller than the NZ operand are errors.
+
 // C = A * B (+ bias) over singleCoreM x singleCoreN x singleCoreK with the tiling of Init.
 // Supported: A and B in GM, ND in either orientation (ISTRANS / the isTranspose argument) or NZ
-// (see CheckGmOperand);
+// (see CheckGmOperand); A and/or B as a LocalTensor in L1 (TPosition::TSCM, NZ) or in UB
+// (VECIN/VECOUT/VECCALC, ND or NZ), see Note [Matmul local operands];
 // half/bfloat16_t/float inputs with float, half or bfloat16_t output (half/bfloat16 through the
 // Fixpipe's F322F16 / F322BF16), int8_t inputs with int32_t output; bias float (int32_t for
 // int8) in GM; C to GM.
@@ -223,9 +246,10 @@ class Matmul {
   ~Matmul() {
     if (client_.active()) client_.Quit();
     // The staging block's addresses may go to another block of this launch next.
-    if (!workspace_.empty()) {
-      if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) {
-        core->RetireGm(workspace_.data(), workspace_.size() * sizeof(DstT));
+    if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) {
+      if (!workspace_.empty()) core->RetireGm(workspace_.data(), workspace_.size() * sizeof(DstT));
+      for (const std::vector<SrcT>* st : {&a_stage_, &b_stage_}) {
+        if (!st->empty()) core->RetireGm(st->data(), st->size() * sizeof(SrcT));
       }
     }
   }
@@ -263,10 +287,15 @@ class Matmul {
     a_cols_max_ = detail::MmRound(int64_t{tiling_.stepKa} * tiling_.baseK, kKAlign);
     b_rows_max_ = detail::MmRound(int64_t{tiling_.stepKb} * tiling_.baseK, kKAlign);
     b_cols_max_ = detail::MmRound(int64_t{tiling_.stepN} * tiling_.baseN, kMnAlign);
-    a1_.Init(tpipe, std::min(a_bufs, 2), static_cast<uint32_t>(a_rows_max_ * a_cols_max_ * in),
-             loc);
-    b1_.Init(tpipe, std::min(b_bufs, 2), static_cast<uint32_t>(b_rows_max_ * b_cols_max_ * in),
-             loc);
+    // A TSCM operand is the kernel's own L1 tensor: no panel buffers for it.
+    if constexpr (A_TYPE::pos != TPosition::TSCM) {
+      a1_.Init(tpipe, std::min(a_bufs, 2), static_cast<uint32_t>(a_rows_max_ * a_cols_max_ * in),
+               loc);
+    }
+    if constexpr (B_TYPE::pos != TPosition::TSCM) {
+      b1_.Init(tpipe, std::min(b_bufs, 2), static_cast<uint32_t>(b_rows_max_ * b_cols_max_ * in),
+               loc);
+    }
     tpipe->InitBuffer(qa2_, static_cast<uint8_t>(tiling_.dbL0A > 1 ? 2 : 1),
                       static_cast<uint32_t>(tiling_.baseM) * tiling_.baseK * in, loc);
     tpipe->InitBuffer(qb2_, static_cast<uint8_t>(tiling_.dbL0B > 1 ? 2 : 1),
@@ -333,34 +362,38 @@ class Matmul {
   }
 
   // Sets A: this core's A starts at gm (ND, row pitch Ka; transposed: Ka x M with pitch M).
+  // A_TYPE's position must be GM.
   void SetTensorA(const GlobalTensor<SrcT>& gm, bool isTransposeA = A_TYPE::isTrans,
                   detail::SrcLoc loc = detail::SrcLoc::current()) {
     CheckInit("SetTensorA", loc);
-    CheckGmOperand<A_TYPE>("Matmul::SetTensorA", isTransposeA, loc);
-    a_gm_ = gm;
-    trans_a_ = isTransposeA;
-    a_set_ = true;
-    Invalidate(loc);
-    if (client_.active()) {
-      client_.Call(detail::MatmulRequest::kSetTensorA, loc,
-                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeA,
-                    loc](detail::MatmulServerApi& s) { s.SetTensorA(p, n, b, isTransposeA, loc); });
-    }
+    CheckGmPosition<A_TYPE>("Matmul::SetTensorA", "A", loc);
+    SetGmA(gm, isTransposeA, loc);
   }
+  // Sets A as a LocalTensor (Note [Matmul local operands]): at TSCM (L1) when A_TYPE's position
+  // is TSCM, this core's whole singleCoreM x singleCoreK A in NZ (transposed: singleCoreK x
+  // singleCoreM), read by LoadData without a GM load; in UB when A_TYPE's position is VECOUT,
+  // VECCALC or VECIN, laid out as a GM A would be (row pitch Ka, or M transposed), staged through
+  // GM into L1.
+  void SetTensorA(const LocalTensor<SrcT>& leftMatrix, bool isTransposeA = A_TYPE::isTrans,
+                  detail::SrcLoc loc = detail::SrcLoc::current()) {
+    CheckInit("SetTensorA", loc);
+    SetLocalOperand<A_TYPE>(true, leftMatrix, isTransposeA, loc);
+  }
+  // Sets B as a LocalTensor: as SetTensorA(LocalTensor), with B's singleCoreK x singleCoreN
+  // (transposed: singleCoreN x singleCoreK).
+  void SetTensorB(const LocalTensor<SrcT>& rightMatrix, bool isTransposeB = B_TYPE::isTrans,
+                  detail::SrcLoc loc = detail::SrcLoc::current()) {
+    CheckInit("SetTensorB", loc);
+    SetLocalOperand<B_TYPE>(false, rightMatrix, isTransposeB, loc);
+  }
+
   // Sets B: this core's B starts at gm (ND, row pitch N; transposed: N x Kb with pitch Kb).
+  // B_TYPE's position must be GM.
   void SetTensorB(const GlobalTensor<SrcT>& gm, bool isTransposeB = B_TYPE::isTrans,
                   detail::SrcLoc loc = detail::SrcLoc::current()) {
     CheckInit("SetTensorB", loc);
-    CheckGmOperand<B_TYPE>("Matmul::SetTensorB", !isTransposeB, loc);
-    b_gm_ = gm;
-    trans_b_ = isTransposeB;
-    b_set_ = true;
-    Invalidate(loc);
-    if (client_.active()) {
-      client_.Call(detail::MatmulRequest::kSetTensorB, loc,
-                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeB,
-                    loc](detail::MatmulServerApi& s) { s.SetTensorB(p, n, b, isTransposeB, loc); });
-    }
+    CheckGmPosition<B_TYPE>("Matmul::SetTensorB", "B", loc);
+    SetGmB(gm, isTransposeB, loc);
   }
   // Lends the Matmul a VECCALC scratch tensor for its format conversions (call before Iterate or
   // IterateAll). aicore's Matmul converts without UB scratch, so the tensor is only checked to be
@@ -609,11 +642,11 @@ class Matmul {
     }
     void SetTensorA(void* p, uint64_t size, bool bounded, bool trans,
                     const detail::SrcLoc& loc) override {
-      mm_.SetTensorA(MakeGm<SrcT>(p, size, bounded), trans, loc);
+      mm_.SetGmA(MakeGm<SrcT>(p, size, bounded), trans, loc);
     }
     void SetTensorB(void* p, uint64_t size, bool bounded, bool trans,
                     const detail::SrcLoc& loc) override {
-      mm_.SetTensorB(MakeGm<SrcT>(p, size, bounded), trans, loc);
+      mm_.SetGmB(MakeGm<SrcT>(p, size, bounded), trans, loc);
     }
     void SetBias(void* p, uint64_t size, bool bounded, const detail::SrcLoc& loc) override {
       mm_.SetBias(MakeGm<BiasT>(p, size, bounded), loc);
@@ -676,6 +709,124 @@ class Matmul {
                    "operands in formats other than CubeFormat::ND and NZ are not implemented");
     }
   }
+  static constexpr bool IsUbPosition(TPosition p) {
+    return p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC;
+  }
+  static const char* PosName(TPosition p) { return aicore::arch::PositionName(ToArch(p)); }
+  static const char* SrcTypeName() { return aicore::DTypeName(aicore::DTypeOf<SrcT>()); }
+  // Fails unless TYPE's position is GM (SetTensorA/B with a GlobalTensor).
+  template <class TYPE>
+  static void CheckGmPosition(const char* api, const char* what, const detail::SrcLoc& loc) {
+    if constexpr (TYPE::pos != TPosition::GM) {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, what, " (", SrcTypeName(),
+                   ") is a GlobalTensor but its MatmulType says TPosition::", PosName(TYPE::pos),
+                   ": pass a LocalTensor at that position, or declare the MatmulType with "
+                   "TPosition::GM");
+    }
+  }
+  // SetTensorA/B(LocalTensor): Note [Matmul local operands].
+  template <class TYPE>
+  void SetLocalOperand(bool is_a, const LocalTensor<SrcT>& t, bool trans,
+                       const detail::SrcLoc& loc) {
+    const char* api = is_a ? "Matmul::SetTensorA" : "Matmul::SetTensorB";
+    const char* what = is_a ? "A" : "B";
+    t.CheckLive(api, loc);
+    const TPosition pos = t.GetPosition();
+    if constexpr (TYPE::pos == TPosition::TSCM) {
+      if (pos != TPosition::TSCM) {
+        detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, what, " (", SrcTypeName(),
+                     ") is a LocalTensor at ", PosName(pos),
+                     " but its MatmulType says TPosition::TSCM: pass a tensor allocated at TSCM "
+                     "(L1)");
+      }
+      if constexpr (TYPE::format != CubeFormat::NZ) {
+        detail::Fail(aicore::StatusCode::kUnimplemented, api, loc, what, " (", SrcTypeName(),
+                     ") at TPosition::TSCM must be CubeFormat::NZ (LoadData reads whole "
+                     "fractals from L1); copy it in with DataCopy and Nd2NzParams and declare "
+                     "the MatmulType NZ");
+      }
+      CheckGmOperand<TYPE>(api, is_a ? trans : !trans, loc);
+      if (ClientMode()) {
+        detail::Fail(aicore::StatusCode::kUnimplemented, api, loc, what, " (", SrcTypeName(),
+                     ") at TPosition::TSCM on an AIV of a mix launch: L1 belongs to the AIC; "
+                     "give the AIV's Matmul a GM or UB (VECOUT) operand, or run the Matmul on "
+                     "the cube core");
+      }
+      Invalidate(loc);
+      if (is_a) {
+        a_l1_ = t;
+        trans_a_ = trans;
+        a_set_ = true;
+        a_in_l1_ = true;
+      } else {
+        b_l1_ = t;
+        trans_b_ = trans;
+        b_set_ = true;
+        b_in_l1_ = true;
+      }
+    } else if constexpr (IsUbPosition(TYPE::pos)) {
+      if (!IsUbPosition(pos)) {
+        detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, what, " (", SrcTypeName(),
+                     ") is a LocalTensor at ", PosName(pos), " but its MatmulType says TPosition::",
+                     PosName(TYPE::pos), ": pass a UB tensor (VECIN, VECOUT or VECCALC)");
+      }
+      // UB -> GM staging block -> (the GM path) L1.
+      std::vector<SrcT>& stage = is_a ? a_stage_ : b_stage_;
+      const uint32_t n = t.GetSize();
+      if (stage.size() < n) {
+        if (!stage.empty()) {
+          if (aicore::sim::Core* core = aicore::sim::CurrentCoreOrNull()) {
+            core->RetireGm(stage.data(), stage.size() * sizeof(SrcT));
+          }
+        }
+        stage.assign(n, SrcT(0));
+      }
+      GlobalTensor<SrcT> ws;
+      ws.SetGlobalBuffer(stage.data(), n);
+      DataCopyPad(ws, t, DataCopyExtParams(1, static_cast<uint32_t>(n * sizeof(SrcT)), 0, 0, 0),
+                  loc);
+      auto* pipe = GetTPipePtr();
+      const event_t id = pipe != nullptr ? pipe->FetchEventID(HardEvent::MTE3_S) : EVENT_ID0;
+      SetFlag<HardEvent::MTE3_S>(id, loc);
+      WaitFlag<HardEvent::MTE3_S>(id, loc);
+      if (is_a)
+        SetGmA(ws, trans, loc);
+      else
+        SetGmB(ws, trans, loc);
+    } else {
+      detail::Fail(aicore::StatusCode::kInvalidArgument, api, loc, what, " (", SrcTypeName(),
+                   ") is a LocalTensor at ", PosName(pos),
+                   " but its MatmulType says TPosition::GM: pass a GlobalTensor, or declare the "
+                   "MatmulType with TPosition::TSCM (L1) or VECOUT/VECCALC (UB)");
+    }
+  }
+  // SetTensorA without the position check (the server side, and staged UB operands).
+  void SetGmA(const GlobalTensor<SrcT>& gm, bool isTransposeA, const detail::SrcLoc& loc) {
+    CheckGmOperand<A_TYPE>("Matmul::SetTensorA", isTransposeA, loc);
+    a_gm_ = gm;
+    trans_a_ = isTransposeA;
+    a_set_ = true;
+    a_in_l1_ = false;
+    Invalidate(loc);
+    if (client_.active()) {
+      client_.Call(detail::MatmulRequest::kSetTensorA, loc,
+                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeA,
+                    loc](detail::MatmulServerApi& s) { s.SetTensorA(p, n, b, isTransposeA, loc); });
+    }
+  }
+  void SetGmB(const GlobalTensor<SrcT>& gm, bool isTransposeB, const detail::SrcLoc& loc) {
+    CheckGmOperand<B_TYPE>("Matmul::SetTensorB", !isTransposeB, loc);
+    b_gm_ = gm;
+    trans_b_ = isTransposeB;
+    b_set_ = true;
+    b_in_l1_ = false;
+    Invalidate(loc);
+    if (client_.active()) {
+      client_.Call(detail::MatmulRequest::kSetTensorB, loc,
+                   [p = gm.data(), n = gm.extent(), b = gm.bounded(), isTransposeB,
+                    loc](detail::MatmulServerApi& s) { s.SetTensorB(p, n, b, isTransposeB, loc); });
+    }
+  }
   void ResetShapes() {
     org_m_ = tiling_.M;
     org_n_ = tiling_.N;
@@ -713,11 +864,25 @@ class Matmul {
       }
     };
     if constexpr (A_TYPE::format == CubeFormat::NZ) {
-      check_nz("A", trans_a_ ? org_ka_ : org_m_, trans_a_ ? org_m_ : org_ka_);
+      if (!a_in_l1_) check_nz("A", trans_a_ ? org_ka_ : org_m_, trans_a_ ? org_m_ : org_ka_);
     }
     if constexpr (B_TYPE::format == CubeFormat::NZ) {
-      check_nz("B", trans_b_ ? org_n_ : org_kb_, trans_b_ ? org_kb_ : org_n_);
+      if (!b_in_l1_) check_nz("B", trans_b_ ? org_n_ : org_kb_, trans_b_ ? org_kb_ : org_n_);
     }
+    // An L1 operand must hold this core's whole NZ operand (Note [Matmul local operands]).
+    auto check_l1 = [&](const char* what, const LocalTensor<SrcT>& t, const Panel& whole) {
+      t.CheckLive(name, loc);
+      const int64_t need = detail::MmRound(whole.rows, 16) * detail::MmRound(whole.cols, kC0);
+      if (int64_t{t.GetSize()} < need) {
+        detail::Fail(aicore::StatusCode::kOutOfRange, name, loc, what, " at TPosition::TSCM holds ",
+                     t.GetSize(), " elements of ", SrcTypeName(), "; this core's ", whole.rows,
+                     " x ", whole.cols, " ", what, " (singleCoreM=", single_m_, " singleCoreN=",
+                     single_n_, " singleCoreK=", single_k_, ") in NZ needs ", need,
+                     " (rows padded to 16, columns to ", kC0, ")");
+      }
+    };
+    if (a_in_l1_) check_l1("A", a_l1_, WholeA());
+    if (b_in_l1_) check_l1("B", b_l1_, WholeB());
     // An ND operand's row pitch is Nd2Nz's 16-bit srcDValue; an NZ operand's column height
     // minus one block is a 16-bit DataCopy gap.
     const int64_t pitch_a = A_TYPE::format == CubeFormat::NZ ? (trans_a_ ? org_ka_ : org_m_)
@@ -738,7 +903,11 @@ class Matmul {
     Finish(loc);
   }
   void Start(const detail::SrcLoc& loc) {
-    (void)loc;
+    if (a_in_l1_ || b_in_l1_) {
+      // The kernel's copy into TSCM (MTE2) before the first L0 fill (MTE1).
+      SyncPipes<HardEvent::MTE2_MTE1>(loc);
+      l1_read_ = true;
+    }
     m_iter_ = detail::MmCeil(single_m_, tiling_.baseM);
     n_iter_ = detail::MmCeil(single_n_, tiling_.baseN);
     k_iter_ = detail::MmCeil(single_k_, tiling_.baseK);
@@ -747,6 +916,11 @@ class Matmul {
   }
   void Finish(const detail::SrcLoc& loc) {
     if (!initialized_ || client_.active() || served_) return;
+    if (l1_read_) {
+      // The last L0 fill from a TSCM operand (MTE1) before the kernel refills it (MTE2).
+      SyncPipes<HardEvent::MTE1_MTE2>(loc);
+      l1_read_ = false;
+    }
     a1_.Release(loc);
     b1_.Release(loc);
     if (bias_key_ >= 0) {
@@ -754,6 +928,13 @@ class Matmul {
       bias_key_ = -1;
     }
     started_ = false;
+  }
+  template <HardEvent kEvent>
+  static void SyncPipes(const detail::SrcLoc& loc) {
+    auto* pipe = GetTPipePtr();
+    const event_t id = pipe != nullptr ? pipe->FetchEventID(kEvent) : EVENT_ID0;
+    SetFlag<kEvent>(id, loc);
+    WaitFlag<kEvent>(id, loc);
   }
   static constexpr QuantMode_t QuantMode() {
     if constexpr (std::is_same_v<DstT, half>)
@@ -834,6 +1015,13 @@ class Matmul {
     const int64_t kl = std::min<int64_t>(int64_t{tiling_.stepKa} * tiling_.baseK, single_k_ - k0);
     return trans_a_ ? Panel{kl, ml} : Panel{ml, kl};
   }
+  // The whole operand of an L1 (TSCM) A / B, in its stored orientation.
+  Panel WholeA() const {
+    return trans_a_ ? Panel{single_k_, single_m_} : Panel{single_m_, single_k_};
+  }
+  Panel WholeB() const {
+    return trans_b_ ? Panel{single_n_, single_k_} : Panel{single_k_, single_n_};
+  }
   Panel PanelB(int64_t g, int64_t p) const {
     const int64_t n0 = g * tiling_.stepN * tiling_.baseN;
     const int64_t k0 = p * tiling_.stepKb * tiling_.baseK;
@@ -861,6 +1049,7 @@ class Matmul {
   }
 
   const LocalTensor<SrcT>& GetA1(int64_t g, int64_t p, const detail::SrcLoc& loc) {
+    if (a_in_l1_) return a_l1_;
     return a1_.Get(
         PanelKey(g, p), NextPanelKey(true, g, p),
         [&](int64_t key, const LocalTensor<SrcT>& t) {
@@ -881,6 +1070,7 @@ class Matmul {
         loc);
   }
   const LocalTensor<SrcT>& GetB1(int64_t g, int64_t p, const detail::SrcLoc& loc) {
+    if (b_in_l1_) return b_l1_;
     return b1_.Get(
         PanelKey(g, p), NextPanelKey(false, g, p),
         [&](int64_t key, const LocalTensor<SrcT>& t) {
@@ -1073,14 +1263,17 @@ class Matmul {
       const int64_t pa = kb / tiling_.stepKa, pb = kb / tiling_.stepKb;
       const LocalTensor<SrcT> a1 = GetA1(a_group, pa, loc);
       const LocalTensor<SrcT> b1 = GetB1(b_group, pb, loc);
-      const int64_t ko_a = (kb % tiling_.stepKa) * tiling_.baseK;
-      const int64_t ko_b = (kb % tiling_.stepKb) * tiling_.baseK;
+      // An L1 operand is one panel holding the whole operand: offsets from its start.
+      const int64_t ko_a = a_in_l1_ ? k0 : (kb % tiling_.stepKa) * tiling_.baseK;
+      const int64_t ko_b = b_in_l1_ ? k0 : (kb % tiling_.stepKb) * tiling_.baseK;
       LocalTensor<SrcT> a2 = qa2_.template AllocTensor<SrcT>(loc);
-      LoadA2(a2, a1, PanelA(a_group, pa), mo, ko_a, m_len, k_len, loc);
+      LoadA2(a2, a1, a_in_l1_ ? WholeA() : PanelA(a_group, pa), a_in_l1_ ? m0 : mo, ko_a, m_len,
+             k_len, loc);
       qa2_.EnQue(a2, loc);
       a2 = qa2_.template DeQue<SrcT>(loc);
       LocalTensor<SrcT> b2 = qb2_.template AllocTensor<SrcT>(loc);
-      LoadB2(b2, b1, PanelB(b_group, pb), ko_b, no, k_len, n_len, loc);
+      LoadB2(b2, b1, b_in_l1_ ? WholeB() : PanelB(b_group, pb), ko_b, b_in_l1_ ? n0 : no, k_len,
+             n_len, loc);
       qb2_.EnQue(b2, loc);
       b2 = qb2_.template DeQue<SrcT>(loc);
       MmadParams p;
@@ -1116,7 +1309,7 @@ class Matmul {
   bool UseFusedPath(uint8_t enAtomic) const {
     const auto& core = detail::Core();
     return enAtomic == 0 && core.atomic_mode == 0 && !core.observed() && !core.deferring() &&
-           !started_ && !pending_ && detail::MatmulFusedPathEnabled();
+           !started_ && !pending_ && !a_in_l1_ && !b_in_l1_ && detail::MatmulFusedPathEnabled();
   }
   // Fails unless elements [0, extent) of gm lie inside it (when its size is known).
   template <typename U>
@@ -1214,6 +1407,10 @@ class Matmul {
   GlobalTensor<BiasT> bias_gm_;
   bool trans_a_ = false, trans_b_ = false;
   bool a_set_ = false, b_set_ = false, has_bias_ = false;
+  // Note [Matmul local operands]: TSCM operands, and the GM staging blocks of UB operands.
+  LocalTensor<SrcT> a_l1_, b_l1_;
+  bool a_in_l1_ = false, b_in_l1_ = false, l1_read_ = false;
+  std::vector<SrcT> a_stage_, b_stage_;
   detail::PanelCache<TPosition::A1, SrcT> a1_;
   detail::PanelCache<TPosition::B1, SrcT> b1_;
   TQue<TPosition::A2, 1> qa2_;
