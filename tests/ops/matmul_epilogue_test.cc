@@ -23,69 +23,12 @@ namespace aicore::ops {
 namespace {
 
 using testing::DeviceTensor;
+using testing::Gather;
 using testing::Inputs;
-
-int64_t Numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-// Returns the values of `view` over storage `stored`, row-major.
-std::vector<double> Gather(const std::vector<double>& stored, const TensorRef& view) {
-  const std::vector<int64_t> s = view.Strides();
-  std::vector<double> out;
-  const int64_t n = view.NumElements();
-  std::vector<int64_t> idx(view.shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t off = view.offset;
-    for (size_t d = 0; d < idx.size(); ++d) off += idx[d] * s[d];
-    out.push_back(stored[off]);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < view.shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
-// A device operand: storage filled with values in [lo, hi), a view over it and the view's
-// values in row-major logical order.
-struct Operand {
-  std::unique_ptr<DeviceTensor> dev;
-  std::vector<double> stored;
-  TensorRef view;
-  std::vector<double> logical;
-};
-
-Operand MakeOperand(DType dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {},
-                    int64_t offset = 0, uint32_t seed = 1, double lo = -1, double hi = 1) {
-  Operand o;
-  TensorRef v = DenseRef(nullptr, dt, shape);
-  v.strides = strides;
-  v.offset = offset;
-  const std::vector<int64_t> s = v.Strides();
-  int64_t span = 1;
-  for (size_t d = 0; d < shape.size(); ++d) span += (shape[d] - 1) * s[d];
-  const int64_t elems = Numel(shape) == 0 ? 1 : offset + span;
-  o.dev = std::make_unique<DeviceTensor>(dt, elems);
-  o.stored = o.dev->Fill(Inputs(elems, lo, hi, seed));
-  o.view = o.dev->Ref(shape, strides, offset);
-  o.logical = Numel(shape) == 0 ? std::vector<double>{} : Gather(o.stored, o.view);
-  return o;
-}
-
-// Half an ulp of `dt` relative, with a margin of 2 (out's own rounding).
-double OutputUnit(DType dt) {
-  switch (dt) {
-    case DType::kF16:
-      return std::ldexp(1.0, -10);
-    case DType::kBF16:
-      return std::ldexp(1.0, -7);
-    default:
-      return std::ldexp(1.0, -23);
-  }
-}
+using testing::MakeOperand;
+using testing::Numel;
+using testing::Operand;
+using testing::OutputUnit;
 
 // One case: shapes, views, dtypes and the epilogue's parameters.
 struct Case {

@@ -1,7 +1,9 @@
 // MatmulEpilogueUbKernel<Hooks, In>: the matmul with a fused epilogue (matmul_epilogue.h) on the
 // L0C -> UB path of a fixpipe_to_ub chip (arch 3510, Note [L0C to UB] in sim/core.h): a 1:1 mix
 // kernel whose AIC hands each Matmul base block to its AIV's UB with Fixpipe, so the product
-// never goes through GM:
+// never goes through GM.
+//
+// How:
 // - both cores place one UB slot of baseM x baseN fp32 first in their TPipe (UB offset 0: the
 //   AIC's TBuf addresses the AIV's UB there); the AIV zeroes it once, so the columns past a tail
 //   block's width hold numbers, and frees it (kEpilogueUbSlotFree, mode 2, V);
