@@ -3,6 +3,8 @@
 // the best few, its measured host time, which won and why. The decision is stored in the tune
 // cache (docs/ops.md, "Strategy selection"), so later runs of programs with the same AICORE_TUNE
 // mode reuse it.
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -60,12 +62,20 @@ bool ParseDType(const std::string& text, DType* dt) {
   return true;
 }
 
-// Plan() reads shapes and dtypes only; the views point at this byte and are never dereferenced
-// (the candidates run on scratch memory of the tuner's own).
-alignas(64) unsigned char g_no_data[64];
-
+// Plan() reads shapes and dtypes only, and the candidates run on scratch memory of the tuner's
+// own, so the views are never dereferenced. CanImplement does compare their address ranges (an
+// output must not overlap an input), so each view gets a range of its own: address space
+// reserved without access or backing memory, released at exit.
 ops::TensorRef View(DType dt, const std::vector<int64_t>& shape) {
-  return ops::DenseRef(g_no_data, dt, shape);
+  size_t bytes = DTypeSize(dt);
+  for (int64_t d : shape) bytes *= static_cast<size_t>(d);
+  void* p = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "aicore tune: cannot reserve %zu bytes of address space for a view\n",
+                 bytes);
+    std::exit(1);
+  }
+  return ops::DenseRef(p, dt, shape);
 }
 
 // Runs the selection for `op`; returns false with `error` set when the operator rejects it.
