@@ -139,6 +139,20 @@ void LoadRepeat(const LocalTensor<T>& src, const ReduceGeometry& g, uint32_t r, 
                 bool* act) {
   const uint8_t* base = reinterpret_cast<const uint8_t*>(src.data());
   constexpr uint32_t kPerBlock = 32 / sizeof(T);
+  // The common case, adjacent DataBlocks and every lane active: one contiguous run.
+  const bool all_active =
+      g.mask.counter ? uint64_t{r + 1} * g.per_repeat <= g.mask.count
+                     : g.mask.bits[0] == ~0ull && (g.per_repeat <= 64 || g.mask.bits[1] == ~0ull);
+  if (g.blk_stride == 1 && all_active && g.per_repeat >= 64) {
+    const uint8_t* row = base + uint64_t{r} * g.rep_stride * 32;
+    for (uint32_t e = 0; e < g.per_repeat; ++e) {
+      T x;
+      std::memcpy(&x, row + uint64_t{e} * sizeof(T), sizeof(T));
+      v[e] = static_cast<float>(x);
+      act[e] = true;
+    }
+    return;
+  }
   for (uint32_t e = 0; e < g.per_repeat; ++e) {
     act[e] = ActiveAt(g, r, e);
     if (!act[e]) {
@@ -442,6 +456,50 @@ void BlockOrPairReduce(ReduceKind kind, bool pairs, const LocalTensor<T>& dst,
   float v[kPer];
   bool act[kPer];
   uint64_t elements = 0;
+  const bool all_active =
+      !g.mask.counter && g.mask.bits[0] == ~0ull && (kPer <= 64 || g.mask.bits[1] == ~0ull);
+  if (!pairs && all_active && g.blk_stride == 1) {
+    // Every lane active, adjacent blocks: the block results of a repeat side by side, the same
+    // values as the general loop below (sums by TreeSum; an extreme skips NaNs, first wins, and
+    // an all-NaN block reports its first element), without its per-lane flags.
+    const auto* base = reinterpret_cast<const uint8_t*>(src.data());
+    for (uint32_t r = 0; r < g.repeats; ++r) {
+      const uint8_t* row = base + uint64_t{r} * g.rep_stride * 32;
+      for (uint32_t e = 0; e < kPer; ++e) {
+        T x;
+        std::memcpy(&x, row + uint64_t{e} * sizeof(T), sizeof(T));
+        v[e] = static_cast<float>(x);
+      }
+      constexpr uint32_t kResults = kPer / kPerBlock;
+      float out[kResults];
+      if (kind == ReduceKind::kSum) {
+        for (uint32_t k = 0; k < kResults; ++k) out[k] = TreeSum(v + k * kPerBlock, kPerBlock);
+      } else {
+        bool found[kResults];
+        for (uint32_t k = 0; k < kResults; ++k) {
+          out[k] = v[k * kPerBlock];
+          found[k] = out[k] == out[k];
+        }
+        for (uint32_t e = 1; e < kPerBlock; ++e) {
+          for (uint32_t k = 0; k < kResults; ++k) {
+            const float a = v[k * kPerBlock + e];
+            const bool better = kind == ReduceKind::kMax ? a > out[k] : a < out[k];
+            const bool take = a == a && (!found[k] || better);
+            out[k] = take ? a : out[k];
+            found[k] = found[k] || take;
+          }
+        }
+      }
+      for (uint32_t k = 0; k < kResults; ++k) {
+        StoreAt(dst, r * pitch + k * sizeof(T), static_cast<T>(out[k]));
+      }
+    }
+    elements = uint64_t{g.repeats} * kPer;
+    auto& core = Core();
+    AICORE_ISSUE(core, VecInstr(core, api, aicore::DTypeOf<T>(), dst.data(), dst_end, src.data(),
+                                src.bytes(), nullptr, 0, elements, g.repeats, loc));
+    return;
+  }
   for (uint32_t r = 0; r < g.repeats; ++r) {
     LoadRepeat(src, g, r, v, act);
     for (uint32_t k = 0; k < results; ++k) {

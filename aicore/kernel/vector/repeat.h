@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "aicore/kernel/detail/check.h"
@@ -180,6 +181,49 @@ uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& ma
     for (int k = 0; k < N; ++k) p[k] = ops[k].base;
     fn(p, total);
     return total;
+  }
+  // Operands with adjacent blocks, or sources that repeat one DataBlock (block stride 0: a
+  // per-row value Brcb spread over a block), and the active lanes a prefix of each repeat: each
+  // repeat is one run, not one per DataBlock or per lane scanned. A repeated block is copied out
+  // along the repeat first (before the run writes, as the hardware reads a repeat's operands
+  // before it writes).
+  bool run_per_repeat = ops[0].blk_stride == 1;
+  for (const Operand& op : ops) {
+    run_per_repeat = run_per_repeat &&
+                       (op.blk_stride == 1 || (op.blk_stride == 0 && per_repeat * op.esize <= 256));
+  }
+  uint32_t prefix = per_repeat;  // active lanes of a normal-mode mask, when they are a prefix
+  if (run_per_repeat && !mask.counter) {
+    prefix = 0;
+    while (prefix < per_repeat && Active(mask, prefix)) ++prefix;
+    for (uint32_t e = prefix; e < per_repeat && run_per_repeat; ++e) {
+      run_per_repeat = !Active(mask, e);
+    }
+  }
+  if (run_per_repeat) {
+    alignas(64) uint8_t copies[N][256];
+    for (uint32_t r = 0; r < repeat; ++r) {
+      const uint32_t limit =
+          mask.counter
+              ? static_cast<uint32_t>(std::min<uint64_t>(per_repeat,
+                                                         mask.count - uint64_t{r} * per_repeat))
+              : prefix;
+      if (limit == 0) continue;
+      for (int k = 0; k < N; ++k) {
+        uint8_t* at = ops[k].base + uint64_t{r} * ops[k].rep_stride * 32;
+        if (ops[k].blk_stride == 0) {
+          const uint64_t bytes = uint64_t{limit} * ops[k].esize;
+          // Whole blocks: the block at `at` is one 32-byte DataBlock of UB, and copies[k] holds
+          // a repeat's 256 bytes.
+          for (uint64_t b = 0; b < bytes; b += 32) std::memcpy(copies[k] + b, at, 32);
+          at = copies[k];
+        }
+        p[k] = at;
+      }
+      fn(p, limit);
+      processed += limit;
+    }
+    return processed;
   }
   for (uint32_t r = 0; r < repeat; ++r) {
     const uint32_t limit = mask.counter ? static_cast<uint32_t>(std::min<uint64_t>(

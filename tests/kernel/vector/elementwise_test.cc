@@ -338,6 +338,28 @@ std::vector<Level0Case> Level0Cases(std::mt19937& rng) {
     c.strides.rep[1] = 4;
     cases.push_back(c);
   }
+  // A source repeating one DataBlock (block stride 0, a per-row value as Brcb spreads it), with
+  // row-pitched repeats: one run per repeat in ForEachRun.
+  for (uint32_t len : {5u, 40u, 64u, kPer}) {
+    Level0Case c;
+    c.kind = MaskKind::kContinuous;
+    c.len = len;
+    c.repeat = 6;
+    c.strides.blk[len % 2 + 1] = 0;
+    c.strides.rep[len % 2 + 1] = 1;
+    c.strides.rep[0] = 12;
+    c.strides.rep[2 - len % 2] = 12;
+    cases.push_back(c);
+  }
+  {
+    Level0Case c;  // both sources repeat a block, in counter mode over several repeats
+    c.kind = MaskKind::kCounter;
+    c.len = 2 * kPer + 9;
+    c.repeat = 1;
+    c.strides.blk[1] = c.strides.blk[2] = 0;
+    c.strides.rep[1] = c.strides.rep[2] = 1;
+    cases.push_back(c);
+  }
   return cases;
 }
 
