@@ -289,6 +289,8 @@ def main():
     if failures:
         print("FAILED:\n" + "\n".join(failures))
         return 1
+    # The work dir holds an install prefix (0.4 GB); kept only when the page failed.
+    shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

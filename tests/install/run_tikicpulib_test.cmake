@@ -25,3 +25,5 @@ foreach(soc Ascend910B4 ascend910b1)
     message(FATAL_ERROR "scale_legacy (${soc}) printed:\n${step_output}")
   endif()
 endforeach()
+# The prefix is 0.4 GB; a dozen such tests would otherwise fill a CI disk. Kept when a step fails.
+file(REMOVE_RECURSE ${prefix})
