@@ -78,9 +78,11 @@ constexpr int64_t MmRound(int64_t a, int64_t b) { return MmCeil(a, b) * b; }
 // blocks. The two paths are interchangeable, bit for bit: both evaluate every C(i, j) as one fma
 // chain over k in increasing order from 0 or the bias (Note [Mmad accumulation order]), and the
 // L1/L0 buffers the Matmul carves are its own (a kernel cannot see what is in them). It applies
-// to fp32 and fp16 A/B in ND (either orientation) with a float, half or bfloat16 C written to GM
-// without atomics (half/bfloat16 rounded from float as the Fixpipe's F322F16/F322BF16 does), on
-// hosts with the AVX-512 kernel; everything else takes the cube path. Whenever an observer is
+// to fp32, fp16 and bf16 A/B in ND (either orientation) with a float, half or bfloat16 C written
+// to GM without atomics (half/bfloat16 rounded from float as the Fixpipe's F322F16/F322BF16 does),
+// on hosts with the AVX-512 kernel; everything else takes the cube path. bf16 on AMX hosts sums
+// k-pairs as the cube's AMX kernel does, within the Note [Mmad accumulation order] tolerance
+// rather than bit for bit (Note [Packed GEMM bf16]). Whenever an observer is
 // attached (aicore check, the profiler, a trace) or in differential mode the cube path runs, so
 // the sanitizer and the timing model see the instruction stream a real Matmul issues.
 // The blocks of one launch share the packed A and B blocks their shares have in common (Note
@@ -1303,7 +1305,8 @@ class Matmul {
   // --- Note [Matmul fused path] ---
   static constexpr bool kFusable = (std::is_same_v<DstT, float> || std::is_same_v<DstT, half> ||
                                     std::is_same_v<DstT, bfloat16_t>) &&
-                                   (kF32 || std::is_same_v<SrcT, half>) &&
+                                   (kF32 || std::is_same_v<SrcT, half> ||
+                                    std::is_same_v<SrcT, bfloat16_t>) &&
                                    A_TYPE::format == CubeFormat::ND &&
                                    B_TYPE::format == CubeFormat::ND;
   bool UseFusedPath(uint8_t enAtomic) const {
@@ -1331,7 +1334,9 @@ class Matmul {
     CheckReady("IterateAll", loc);
     namespace cube = aicore::kernel::cube;
     cube::GemmJob j;
-    j.type = kF32 ? cube::GemmIn::kF32 : cube::GemmIn::kF16;
+    j.type = kF32                                  ? cube::GemmIn::kF32
+             : std::is_same_v<SrcT, bfloat16_t> ? cube::GemmIn::kBf16
+                                                : cube::GemmIn::kF16;
     j.m = static_cast<uint32_t>(single_m_);
     j.n = static_cast<uint32_t>(single_n_);
     j.k = static_cast<uint32_t>(single_k_);

@@ -45,9 +45,27 @@ namespace aicore::kernel::cube {
 // few rows prefetched ahead), and published at once; an unshared one is packed panel by panel just
 // before the panel's tiles (at 128 x 4096 x 4096 the whole-block packing measured slower there: its
 // GM reads no longer overlap the tiles).
-// Only an AVX-512 kernel exists; other ISAs use the Mmad path.
+// Only an AVX-512 kernel exists; other ISAs use the Mmad path. bf16 inputs: Note [Packed GEMM
+// bf16].
 
-enum class GemmIn : uint8_t { kF32, kF16 };
+// Note [Packed GEMM bf16]
+// bf16 inputs take one of two kernels, chosen per job by PackedGemmBf16Amx():
+// - AMX (TDPBF16PS), when the CPU has AMX-TILE and AMX-BF16, Linux grants the process the tile
+//   state (arch_prctl ARCH_REQ_XCOMP_PERM), AICORE_MMAD_BF16 is auto or amx (the variable the
+//   cube's Mmad follows, Note [bf16 kernel choice]) and SetPackedGemmBf16Amx has not turned it
+//   off. A is packed into 16-row x 32-k tiles, B into 16-column tiles of 16 k-pair rows, both
+//   zero-padded (rows of A past m, k past the end); a 2 x 2 block of 16 x 16 fp32 C tiles stays in
+//   tmm0-3 over a k block of up to kAmxKc, k in increasing order, 32 per instruction. Products of
+//   bf16 are exact in fp32 and accumulate in fp32, summed by pairs as TDPBF16PS sums them (bf16
+//   denormal inputs read as zero): the result differs from the fma chain of Note [Mmad
+//   accumulation order] within its tolerance, (K+2) * 2^-24 * (|C0| + sum|a*b|), the bound the
+//   cube's own AMX and VDPBF16PS kernels keep. The tile state is configured after the panel cache
+//   is asked for the block (which may block the thread, never switch its fiber) and released
+//   before the next ask and before returning, so no fiber switch sees live tiles.
+// - otherwise widened to fp32 (exact) and run through the fp32 kernel above: the fma chain, bit
+//   for bit (the cube's widened bf16 kernel gives the same bits).
+
+enum class GemmIn : uint8_t { kF32, kF16, kBf16 };
 
 struct GemmJob {
   GemmIn type = GemmIn::kF32;
@@ -70,8 +88,20 @@ bool PackedGemmAvailable();
 // Runs `job`; call only when PackedGemmAvailable().
 void RunPackedGemm(const GemmJob& job);
 
+// Returns true when bf16 jobs run on the AMX kernel (Note [Packed GEMM bf16]): the CPU and OS
+// allow it, AICORE_MMAD_BF16 is auto or amx, and SetPackedGemmBf16Amx(false) was not called.
+bool PackedGemmBf16Amx();
+// Allows (the default) or forbids the AMX bf16 kernel for later jobs (tests, benchmarks); when
+// forbidden, bf16 is widened to fp32.
+void SetPackedGemmBf16Amx(bool allowed);
+
 namespace isa_avx512 {
 void PackedGemm(const GemmJob& job);
+// Runs a bf16 `job` on the AMX kernel; call only when AmxBf16Ready().
+void PackedGemmBf16Amx(const GemmJob& job);
+// Returns true when the CPU has AMX-TILE and AMX-BF16 and Linux grants this process the tile
+// state (asked once).
+bool AmxBf16Ready();
 }
 
 }  // namespace aicore::kernel::cube

@@ -11,7 +11,12 @@
 #include "aicore/kernel/cube/tile_asm.h"
 
 #if AICORE_ISA >= 2
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
 
 namespace aicore::kernel::cube::AICORE_ISA_NAMESPACE {
 
@@ -35,11 +40,20 @@ inline __m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
 inline __m256 Load8(const half* p) {
   return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
+inline __m256 Load8(const bfloat16* p) {  // bf16 is the top half of a float: exact
+  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
 // Loads the first `mask` bits' worth of 16 consecutive elements as floats (the rest 0).
 inline __m512 Load16(const float* p, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, p); }
 inline __m512 Load16(const half* p, __mmask16 mask) {
   // The maskz form: the unmasked one trips GCC 12's -Wmaybe-uninitialized in its header.
   return _mm512_maskz_cvtph_ps(0xFFFF, _mm256_maskz_loadu_epi16(mask, p));
+}
+inline __m512 Load16(const bfloat16* p, __mmask16 mask) {
+  // The maskz forms, as above.
+  const __m512i w = _mm512_maskz_cvtepu16_epi32(0xFFFF, _mm256_maskz_loadu_epi16(mask, p));
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xFFFF, w, 16));
 }
 
 // Transposes the 8 x 8 block in r (r[i] = row i) in place (r[j] = column j).
@@ -440,15 +454,318 @@ void Gemm(const GemmJob& j) {
   }
 }
 
+// --- bf16 on AMX (Note [Packed GEMM bf16]) ------------------------------------------------------
+
+// Cache blocks of the AMX kernel: a kAmxKc-deep block of B, packed kAmxNc columns at a time, is
+// reused by every kAmxMc-row block of A; a 32-column B panel (32 KiB at kAmxKc 512) stays in L1
+// while the 16-row A tiles of the A block (256 KiB) stream from L2.
+constexpr uint32_t kAmxKc = 512;  // a multiple of 32 (the k of one TDPBF16PS)
+constexpr uint32_t kAmxMc = 256;
+constexpr uint32_t kAmxNc = 1024;
+constexpr uint32_t kAmxTileElems = 512;  // bf16 of one packed 16 x 32 A or 16 x (16 x 2) B tile
+
+// Bits 0..n-1 of a 32-bit mask.
+inline __mmask32 Mask32(uint32_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
+
+// Packs A(ic .. ic+mc, pc .. pc+kc) as 16-row groups of ceil(kc / 32) A tiles: tile (g, s) at
+// dst + (g * ksteps + s) * 512, row r holding A(ic + 16g + r, pc + 32s + q) at q = 0..31; rows
+// past mc and k past kc are zero.
+void PackAAmx(const GemmJob& j, const uint16_t* a, uint32_t ic, uint32_t mc, uint32_t pc,
+              uint32_t kc, uint16_t* dst) {
+  const uint32_t ksteps = (kc + 31) / 32;
+  const uint32_t groups = (mc + 15) / 16;
+  for (uint32_t g = 0; g < groups; ++g) {
+    for (uint32_t r = 0; r < 16; ++r) {
+      const uint32_t i = g * 16 + r;
+      const uint16_t* src = a + (ic + i) * j.a_rs + pc * j.a_cs;
+      for (uint32_t s = 0; s < ksteps; ++s) {
+        uint16_t* d = dst + (size_t{g} * ksteps + s) * kAmxTileElems + r * 32;
+        const uint32_t kl = i < mc ? std::min(32u, kc - s * 32) : 0;
+        if (j.a_cs == 1) {
+          _mm512_storeu_si512(d, _mm512_maskz_loadu_epi16(Mask32(kl), src + s * 32));
+        } else {
+          for (uint32_t q = 0; q < 32; ++q) d[q] = q < kl ? src[(s * 32 + q) * j.a_cs] : 0;
+        }
+      }
+    }
+  }
+}
+
+// Packs B(pc .. pc+kc, jc .. jc+nc) as 32-column panels of ceil(kc / 32) steps of two B tiles:
+// tile t of step s of panel q at dst + ((q * ksteps + s) * 2 + t) * 512, its row r holding the
+// k-pair (pc + 32s + 2r, +1) of the 16 columns jc + 32q + 16t + n as elements 2n, 2n + 1 (the
+// order TDPBF16PS reads); columns past nc and k past kc are zero.
+void PackBAmx(const GemmJob& j, const uint16_t* b, uint32_t pc, uint32_t kc, uint32_t jc,
+              uint32_t nc, uint16_t* dst) {
+  const uint32_t ksteps = (kc + 31) / 32;
+  alignas(64) uint16_t order[32];
+  for (uint32_t n = 0; n < 16; ++n) order[2 * n] = uint16_t(n), order[2 * n + 1] = uint16_t(32 + n);
+  const __m512i interleave = _mm512_load_si512(order);
+  for (uint32_t q = 0; q * 32 < nc; ++q) {
+    for (uint32_t s = 0; s < ksteps; ++s) {
+      for (uint32_t t = 0; t < 2; ++t) {
+        uint16_t* tile = dst + ((size_t{q} * ksteps + s) * 2 + t) * kAmxTileElems;
+        const uint32_t j0 = q * 32 + t * 16;
+        const uint32_t cols = j0 < nc ? std::min(16u, nc - j0) : 0;
+        for (uint32_t r = 0; r < 16; ++r) {
+          const uint32_t p0 = s * 32 + 2 * r;  // inside the block
+          uint16_t* d = tile + r * 32;
+          if (j.b_cs == 1) {
+            const uint16_t* row = b + (pc + p0) * j.b_rs + jc + j0;
+            // The two rows' 16 columns as the low halves of two vectors, interleaved.
+            const __m512i lo = _mm512_maskz_loadu_epi16(p0 < kc ? Mask16(cols) : 0, row);
+            const __m512i hi =
+                _mm512_maskz_loadu_epi16(p0 + 1 < kc ? Mask16(cols) : 0, row + j.b_rs);
+            _mm512_storeu_si512(d, _mm512_permutex2var_epi16(lo, interleave, hi));
+          } else {
+            for (uint32_t e = 0; e < 32; ++e) {
+              const uint32_t n = e / 2, p = p0 + e % 2;
+              d[e] = n < cols && p < kc ? b[(pc + p) * j.b_rs + (jc + j0 + n) * j.b_cs] : 0;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Where one C tile of a 2 x 2 block is read from (ld, or zeroed when ld is null) and stored to.
+struct AmxC {
+  const float* ld = nullptr;
+  float* st = nullptr;
+  int64_t ld_stride = 64, st_stride = 64;  // bytes
+};
+
+// One block of up to 2 x 2 C tiles (TM, TN: two tiles down, across) over `ksteps` 32-k steps:
+// A tiles at a0 (rows 0..15) and a1 (16..31), 512 elements per step; B steps of 1024 elements at
+// bp. The tile configuration of ConfigureAmxTiles must be loaded.
+template <bool TM, bool TN>
+__attribute__((target("amx-tile,amx-bf16"))) void AmxBlock(uint32_t ksteps, const uint16_t* a0,
+                                                            const uint16_t* a1,
+                                                            const uint16_t* bp, const AmxC* c) {
+#define AICORE_PG_AMX_INIT(t)                          \
+  if (c[t].ld != nullptr) {                           \
+    _tile_loadd(t, c[t].ld, c[t].ld_stride);          \
+  } else {                                            \
+    _tile_zero(t);                                    \
+  }
+  AICORE_PG_AMX_INIT(0)
+  if constexpr (TN) {
+    AICORE_PG_AMX_INIT(1)
+  }
+  if constexpr (TM) {
+    AICORE_PG_AMX_INIT(2)
+  }
+  if constexpr (TM && TN) {
+    AICORE_PG_AMX_INIT(3)
+  }
+#undef AICORE_PG_AMX_INIT
+  for (uint32_t s = 0; s < ksteps; ++s) {
+    _tile_loadd(4, a0 + size_t{s} * kAmxTileElems, 64);
+    _tile_loadd(6, bp + size_t{s} * 2 * kAmxTileElems, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    if constexpr (TN) {
+      _tile_loadd(7, bp + (size_t{s} * 2 + 1) * kAmxTileElems, 64);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+    if constexpr (TM) {
+      _tile_loadd(5, a1 + size_t{s} * kAmxTileElems, 64);
+      _tile_dpbf16ps(2, 5, 6);
+      if constexpr (TN) _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  _tile_stored(0, c[0].st, c[0].st_stride);
+  if constexpr (TN) _tile_stored(1, c[1].st, c[1].st_stride);
+  if constexpr (TM) _tile_stored(2, c[2].st, c[2].st_stride);
+  if constexpr (TM && TN) _tile_stored(3, c[3].st, c[3].st_stride);
+}
+
+struct alignas(64) AmxTileConfig {
+  uint8_t palette_id = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// tmm0-3: 16 x 16 fp32 C tiles; tmm4-5: 16 x 32 bf16 A tiles; tmm6-7: 16 k-pair rows x 16 columns.
+__attribute__((target("amx-tile"))) void ConfigureAmxTiles() {
+  AmxTileConfig cfg;
+  for (int t = 0; t < 8; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;
+  // GCC 12 does not see that ldtilecfg reads cfg and drops the stores above without this.
+  asm volatile("" : : "r"(&cfg) : "memory");
+  _tile_loadconfig(&cfg);
+}
+__attribute__((target("amx-tile"))) void ReleaseAmxTiles() { _tile_release(); }
+
+// The C tiles of one mc x nc block of C for one k block (Note [Packed GEMM bf16]).
+void AmxTiles(const GemmJob& j, uint32_t ic, uint32_t mc, uint32_t jc, uint32_t nc, uint32_t kc,
+              Init init, const uint16_t* apack, const uint16_t* bpack) {
+  const uint32_t ksteps = (kc + 31) / 32;
+  alignas(64) float bias_tile[2][256];
+  alignas(64) float stage[4][256];
+  const int64_t ldc_bytes = j.ldc * int64_t{sizeof(float)};
+  for (uint32_t jr = 0; jr < nc; jr += 32) {
+    const uint32_t cols = std::min(32u, nc - jr);
+    if (init == Init::kBias) {
+      for (uint32_t t = 0; t < 2; ++t) {
+        for (uint32_t n = 0; n < 16; ++n) {
+          const uint32_t col = t * 16 + n;
+          const float v = col < cols ? j.bias[jc + jr + col] : 0.0f;
+          for (uint32_t r = 0; r < 16; ++r) bias_tile[t][r * 16 + n] = v;
+        }
+      }
+    }
+    const uint16_t* bp = bpack + size_t{jr / 32} * ksteps * 2 * kAmxTileElems;
+    for (uint32_t ir = 0; ir < mc; ir += 32) {
+      const uint32_t rows = std::min(32u, mc - ir);
+      const bool tm = rows > 16, tn = cols > 16;
+      AmxC c[4];
+      bool staged[4] = {};
+      for (uint32_t t = 0; t < 4; ++t) {
+        const uint32_t mi = t / 2, nj = t % 2;
+        if ((mi == 1 && !tm) || (nj == 1 && !tn)) continue;
+        const uint32_t rt = std::min(16u, rows - mi * 16), ct = std::min(16u, cols - nj * 16);
+        float* dst = j.c + (ic + ir + mi * 16) * j.ldc + jc + jr + nj * 16;
+        if (rt == 16 && ct == 16) {
+          c[t].st = dst;
+          c[t].st_stride = ldc_bytes;
+          if (init == Init::kLoad) {
+            c[t].ld = dst;
+            c[t].ld_stride = ldc_bytes;
+          } else if (init == Init::kBias) {
+            c[t].ld = bias_tile[nj];
+          }
+          continue;
+        }
+        // A partial tile goes through a 16 x 16 stage: its initial values in, its result out.
+        staged[t] = true;
+        float* sg = stage[t];
+        for (uint32_t r = 0; r < 16; ++r) {
+          for (uint32_t n = 0; n < 16; ++n) {
+            float v = 0.0f;
+            if (r < rt && n < ct) {
+              v = init == Init::kLoad   ? dst[r * j.ldc + n]
+                  : init == Init::kBias ? bias_tile[nj][n]
+                                        : 0.0f;
+            }
+            sg[r * 16 + n] = v;
+          }
+        }
+        c[t].ld = sg;
+        c[t].st = sg;
+      }
+      const uint16_t* a0 = apack + size_t{ir / 16} * ksteps * kAmxTileElems;
+      const uint16_t* a1 = a0 + size_t{ksteps} * kAmxTileElems;
+      if (tm && tn) {
+        AmxBlock<true, true>(ksteps, a0, a1, bp, c);
+      } else if (tm) {
+        AmxBlock<true, false>(ksteps, a0, a1, bp, c);
+      } else if (tn) {
+        AmxBlock<false, true>(ksteps, a0, a1, bp, c);
+      } else {
+        AmxBlock<false, false>(ksteps, a0, a1, bp, c);
+      }
+      for (uint32_t t = 0; t < 4; ++t) {
+        if (!staged[t]) continue;
+        const uint32_t mi = t / 2, nj = t % 2;
+        const uint32_t rt = std::min(16u, rows - mi * 16), ct = std::min(16u, cols - nj * 16);
+        float* dst = j.c + (ic + ir + mi * 16) * j.ldc + jc + jr + nj * 16;
+        for (uint32_t r = 0; r < rt; ++r) std::memcpy(dst + r * j.ldc, stage[t] + r * 16, ct * 4);
+      }
+    }
+  }
+}
+
+void GemmBf16Amx(const GemmJob& j) {
+  const auto* a = static_cast<const uint16_t*>(j.a);
+  const auto* b = static_cast<const uint16_t*>(j.b);
+  const uint32_t ksteps_max = (std::min(kAmxKc, j.k) + 31) / 32;
+  const uint32_t panels_max = (std::min(kAmxNc, j.n) + 31) / 32;
+  const uint32_t groups_max = (std::min(kAmxMc, j.m) + 15) / 16;
+  // Packed blocks in bf16 elements; the scratch and the panel cache count floats (2 elements).
+  auto b_elems = [](uint32_t ksteps, uint32_t panels) {
+    return size_t{panels} * ksteps * 2 * kAmxTileElems;
+  };
+  auto a_elems = [](uint32_t ksteps, uint32_t groups) {
+    return size_t{groups} * ksteps * kAmxTileElems;
+  };
+  auto* bscratch = reinterpret_cast<uint16_t*>(
+      ScratchFloats(ScratchSlot::kGemmB, b_elems(ksteps_max, panels_max) / 2));
+  auto* ascratch = reinterpret_cast<uint16_t*>(
+      ScratchFloats(ScratchSlot::kGemmA, a_elems(ksteps_max, groups_max) / 2));
+  PanelKey key;
+  key.type = 0x80 | static_cast<uint8_t>(GemmIn::kBf16);  // the AMX layouts
+  key.elem_bytes = 2;
+  for (uint32_t jc = 0; jc < j.n; jc += kAmxNc) {
+    const uint32_t nc = std::min(kAmxNc, j.n - jc);
+    for (uint32_t pc = 0; pc < j.k; pc += kAmxKc) {
+      const uint32_t kc = std::min(kAmxKc, j.k - pc);
+      const uint32_t ksteps = (kc + 31) / 32;
+      const Init init = pc > 0 ? Init::kLoad : j.bias != nullptr ? Init::kBias : Init::kZero;
+      key.operand = 1;
+      key.src = b + pc * j.b_rs + jc * j.b_cs;
+      key.rows = kc;
+      key.cols = nc;
+      key.rs = j.b_rs;
+      key.cs = j.b_cs;
+      const size_t bfloats = b_elems(ksteps, (nc + 31) / 32) / 2;
+      PanelRef bref = j.cache_b ? AcquirePanel(key, bfloats, reinterpret_cast<float*>(bscratch))
+                                : PanelRef(reinterpret_cast<float*>(bscratch), true, nullptr);
+      auto* bpack = reinterpret_cast<uint16_t*>(bref.data());
+      if (bref.must_pack()) {
+        PackBAmx(j, b, pc, kc, jc, nc, bpack);
+        bref.Publish();
+      }
+      for (uint32_t ic = 0; ic < j.m; ic += kAmxMc) {
+        const uint32_t mc = std::min(kAmxMc, j.m - ic);
+        key.operand = 0;
+        key.src = a + ic * j.a_rs + pc * j.a_cs;
+        key.rows = mc;
+        key.cols = kc;
+        key.rs = j.a_rs;
+        key.cs = j.a_cs;
+        const size_t afloats = a_elems(ksteps, (mc + 15) / 16) / 2;
+        PanelRef aref = j.cache_a ? AcquirePanel(key, afloats, reinterpret_cast<float*>(ascratch))
+                                  : PanelRef(reinterpret_cast<float*>(ascratch), true, nullptr);
+        auto* apack = reinterpret_cast<uint16_t*>(aref.data());
+        if (aref.must_pack()) {
+          PackAAmx(j, a, ic, mc, pc, kc, apack);
+          aref.Publish();
+        }
+        ConfigureAmxTiles();  // released before the next AcquirePanel (Note [Packed GEMM bf16])
+        AmxTiles(j, ic, mc, jc, nc, kc, init, apack, bpack);
+        ReleaseAmxTiles();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void PackedGemm(const GemmJob& job) {
   if (job.type == GemmIn::kF16)
     Gemm<half>(job);
+  else if (job.type == GemmIn::kBf16)
+    Gemm<bfloat16>(job);
   else
     Gemm<float>(job);
 }
 
+void PackedGemmBf16Amx(const GemmJob& job) { GemmBf16Amx(job); }
+
+bool AmxBf16Ready() {
+  static const bool ready = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    const bool tile = (d >> 24) & 1u, bf16 = (d >> 22) & 1u;
+    if (!tile || !bf16) return false;
+    constexpr long kArchReqXcompPerm = 0x1023;  // Linux arch_prctl: request an XSAVE feature
+    constexpr long kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return ready;
+}
 }  // namespace aicore::kernel::cube::AICORE_ISA_NAMESPACE
 
 #endif  // AICORE_ISA >= 2
