@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 #include "aicore/runtime/launch.h"
 #include "lib/matmul_intf.h"
 #include "tests/kernel/cube/cube_test_util.h"
@@ -222,6 +223,18 @@ TEST(MatmulApi, FloatToBfloat16) { SweepTransposes<float, bfloat16_t>(false); }
 TEST(MatmulApi, FloatWithBias) { SweepTransposes<float, float>(true); }
 TEST(MatmulApi, HalfWithBias) { SweepTransposes<half, float>(true); }
 TEST(MatmulApi, Int8WithBias) { SweepTransposes<int8_t, int32_t, int32_t>(true); }
+
+// bf16 A/B take the fused path on both of its bf16 kernels (Note [Packed GEMM bf16]): AMX where
+// the host has it, and widened to fp32 when it is forbidden; a bias and a bf16 C too.
+TEST(MatmulApi, Bfloat16OnBothFusedKernels) {
+  for (bool amx : {true, false}) {
+    SCOPED_TRACE(amx ? "AMX allowed" : "AMX forbidden");
+    aicore::kernel::cube::SetPackedGemmBf16Amx(amx);
+    SweepTransposes<bfloat16_t, float>(true);
+    SweepTransposes<bfloat16_t, bfloat16_t>(false);
+  }
+  aicore::kernel::cube::SetPackedGemmBf16Amx(true);
+}
 
 TEST(MatmulApi, MoreBlocksThanHostCores) {
   // 48 cores offered: the split uses many more blocks than the host has threads.
