@@ -501,6 +501,12 @@ void PackBAmx(const GemmJob& j, const uint16_t* b, uint32_t pc, uint32_t kc, uin
   alignas(64) uint16_t order[32];
   for (uint32_t n = 0; n < 16; ++n) order[2 * n] = uint16_t(n), order[2 * n + 1] = uint16_t(32 + n);
   const __m512i interleave = _mm512_load_si512(order);
+  // A B whose columns are contiguous in k gathers each k-pair row of a tile from its 16 columns
+  // (byte offsets n * b_cs * 2 as int32, when they fit).
+  const bool gather_cols = j.b_rs == 1 && j.b_cs < (int64_t{1} << 25);
+  const __m512i col_bytes = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(gather_cols ? static_cast<int32_t>(j.b_cs * 2) : 0));
   for (uint32_t q = 0; q * 32 < nc; ++q) {
     for (uint32_t s = 0; s < ksteps; ++s) {
       for (uint32_t t = 0; t < 2; ++t) {
@@ -517,6 +523,11 @@ void PackBAmx(const GemmJob& j, const uint16_t* b, uint32_t pc, uint32_t kc, uin
             const __m512i hi =
                 _mm512_maskz_loadu_epi16(p0 + 1 < kc ? Mask16(cols) : 0, row + j.b_rs);
             _mm512_storeu_si512(d, _mm512_permutex2var_epi16(lo, interleave, hi));
+          } else if (gather_cols && p0 + 1 < kc) {
+            // Columns contiguous in k (a transposed B): the pair is one 32-bit word of each.
+            const uint16_t* pair = b + (jc + j0) * j.b_cs + pc + p0;
+            _mm512_storeu_si512(d, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(),
+                                                               Mask16(cols), col_bytes, pair, 1));
           } else {
             for (uint32_t e = 0; e < 32; ++e) {
               const uint32_t n = e / 2, p = p0 + e % 2;
