@@ -176,6 +176,11 @@ void Register() {
                                    BM_Stage5<aicore::bfloat16>, 24u, s, true)
           ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(5)
           ->ReportAggregatesOnly(true);
+      // The cube path's bf16 (AMX Mmad on every base block, with its fractal copies).
+      benchmark::RegisterBenchmark(("matmul/stage5_cube_path/bf16/" + s.Name()).c_str(),
+                                   BM_Stage5<aicore::bfloat16>, 24u, s, false)
+          ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(5)
+          ->ReportAggregatesOnly(true);
     }
     benchmark::RegisterBenchmark(("baseline/openblas_sgemm/" + s.Name()).c_str(), BM_OpenBlas, s)
         ->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond)->Repetitions(5)
