@@ -470,10 +470,41 @@ inline __mmask32 Mask32(uint32_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask3
 // Packs A(ic .. ic+mc, pc .. pc+kc) as 16-row groups of ceil(kc / 32) A tiles: tile (g, s) at
 // dst + (g * ksteps + s) * 512, row r holding A(ic + 16g + r, pc + 32s + q) at q = 0..31; rows
 // past mc and k past kc are zero.
+// The index vector that interleaves the low 16 elements of two vectors of 16-bit elements
+// (_mm512_permutex2var_epi16): x0, y0, x1, y1, ..., x15, y15.
+__m512i PairInterleave() {
+  alignas(64) uint16_t order[32];
+  for (uint32_t n = 0; n < 16; ++n) order[2 * n] = uint16_t(n), order[2 * n + 1] = uint16_t(32 + n);
+  return _mm512_load_si512(order);
+}
+
 void PackAAmx(const GemmJob& j, const uint16_t* a, uint32_t ic, uint32_t mc, uint32_t pc,
               uint32_t kc, uint16_t* dst) {
   const uint32_t ksteps = (kc + 31) / 32;
   const uint32_t groups = (mc + 15) / 16;
+  if (j.a_rs == 1 && j.a_cs != 1) {
+    // Rows contiguous for each k (a transposed A): the k-pair of 16 rows is interleaved from two
+    // k rows and scattered as one 32-bit word into each tile row.
+    const __m512i interleave = PairInterleave();
+    const __m512i row_bytes = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_set1_epi32(64));
+    for (uint32_t g = 0; g < groups; ++g) {
+      const __mmask16 rows = Mask16(mc - g * 16);
+      for (uint32_t s = 0; s < ksteps; ++s) {
+        uint16_t* tile = dst + (size_t{g} * ksteps + s) * kAmxTileElems;
+        for (uint32_t q = 0; q < 16; ++q) {
+          const uint32_t p0 = s * 32 + 2 * q;  // inside the block
+          const uint16_t* src = a + (pc + p0) * j.a_cs + ic + g * 16;
+          const __m512i lo = _mm512_maskz_loadu_epi16(p0 < kc ? rows : 0, src);
+          const __m512i hi = _mm512_maskz_loadu_epi16(p0 + 1 < kc ? rows : 0, src + j.a_cs);
+          _mm512_i32scatter_epi32(tile + 2 * q, row_bytes,
+                                  _mm512_permutex2var_epi16(lo, interleave, hi), 1);
+        }
+      }
+    }
+    return;
+  }
   for (uint32_t g = 0; g < groups; ++g) {
     for (uint32_t r = 0; r < 16; ++r) {
       const uint32_t i = g * 16 + r;
@@ -498,9 +529,7 @@ void PackAAmx(const GemmJob& j, const uint16_t* a, uint32_t ic, uint32_t mc, uin
 void PackBAmx(const GemmJob& j, const uint16_t* b, uint32_t pc, uint32_t kc, uint32_t jc,
               uint32_t nc, uint16_t* dst) {
   const uint32_t ksteps = (kc + 31) / 32;
-  alignas(64) uint16_t order[32];
-  for (uint32_t n = 0; n < 16; ++n) order[2 * n] = uint16_t(n), order[2 * n + 1] = uint16_t(32 + n);
-  const __m512i interleave = _mm512_load_si512(order);
+  const __m512i interleave = PairInterleave();
   // A B whose columns are contiguous in k gathers each k-pair row of a tile from its 16 columns
   // (byte offsets n * b_cs * 2 as int32, when they fit).
   const bool gather_cols = j.b_rs == 1 && j.b_cs < (int64_t{1} << 25);
