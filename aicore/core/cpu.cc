@@ -1,7 +1,14 @@
 // CPU feature detection and the AICORE_ISA override.
 #include "aicore/core/cpu.h"
 
+#include <cstdint>
 #include <string>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "aicore/core/env.h"
 
@@ -38,6 +45,22 @@ Isa ComputeActiveIsa() {
 Isa ActiveIsa() {
   static const Isa isa = ComputeActiveIsa();
   return isa;
+}
+
+bool AmxReady(AmxOp op) {
+#if defined(__x86_64__)
+  static const uint32_t edx = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1u)) return 0u;  // AMX-TILE
+    constexpr long kArchReqXcompPerm = 0x1023;  // Linux arch_prctl: request an XSAVE feature
+    constexpr long kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0 ? d : 0u;
+  }();
+  return (edx >> (op == AmxOp::kInt8 ? 25 : 22)) & 1u;
+#else
+  (void)op;
+  return false;
+#endif
 }
 
 const char* IsaName(Isa isa) {

@@ -13,4 +13,10 @@ Isa ActiveIsa();
 // Returns "portable", "avx2" or "avx512".
 const char* IsaName(Isa isa);
 
+enum class AmxOp { kBf16, kInt8 };
+// Returns true when the CPU has AMX-TILE plus AMX-BF16 (kBf16) or AMX-INT8 (kInt8) and Linux
+// grants this process the tile state (arch_prctl ARCH_REQ_XCOMP_PERM, asked once). Every AMX
+// kernel (the cube's Mmad, the host GEMM) asks here.
+bool AmxReady(AmxOp op);
+
 }  // namespace aicore

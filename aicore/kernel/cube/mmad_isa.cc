@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "aicore/core/cpu.h"
 #include "aicore/core/dtype.h"
 #include "aicore/core/env.h"
 #include "aicore/core/log.h"
@@ -29,11 +30,6 @@
 
 #if AICORE_ISA >= 1
 #include <immintrin.h>
-#endif
-#if AICORE_ISA >= 2
-#include <cpuid.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #endif
 
 namespace aicore::kernel::cube::AICORE_ISA_NAMESPACE {
@@ -610,32 +606,11 @@ void MmadBf16Dot(const MmadJob& j) {
 // K0 (no padding inside tiles), else the AVX-512 kernels run. TDPBF16PS sums k-pairs like
 // VDPBF16PS (the Note [Mmad accumulation order] tolerance applies); TDPBSSD is exact.
 
-// Returns true when the CPU has AMX-TILE plus AMX-BF16 (or AMX-INT8 for `int8`) and Linux grants
-// this process the tile state.
-bool AmxReady(bool int8) {
-  static const uint32_t edx = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1u)) return 0u;
-    constexpr long kArchReqXcompPerm = 0x1023;  // Linux arch_prctl: request an XSAVE feature
-    constexpr long kXfeatureXtiledata = 18;
-    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0 ? d : 0u;
-  }();
-  return (edx >> (int8 ? 25 : 22)) & 1u;
-}
-
-struct alignas(64) TileConfig {
-  uint8_t palette_id = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
 // kInt8: TDPBSSD (int8 x int8 -> int32, exact) on 16 x 32 A tiles and 8 quad-row B tiles, the
 // int8 fractals as they are; otherwise TDPBF16PS on bf16 fractals.
 template <bool kInt8>
 __attribute__((target("amx-tile,amx-bf16,amx-int8"))) void MmadAmx(const MmadJob& j) {
-  TileConfig cfg;
+  AmxTileConfig cfg;
   for (int t = 0; t < 4; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 64;  // C: 16 x 16 fp32
   for (int t = 4; t < 6; ++t) cfg.rows[t] = 16, cfg.colsb[t] = 32;  // A: 16 x 16 bf16
   for (int t = 6; t < 8; ++t) cfg.rows[t] = 8, cfg.colsb[t] = 64;   // B: 8 pair rows x 16
@@ -719,13 +694,13 @@ __attribute__((target("amx-tile,amx-bf16,amx-int8"))) void MmadAmx(const MmadJob
 // AICORE_MMAD_BF16 choice), int8 unless AICORE_MMAD_INT8=vnni; the CPU and OS must allow it.
 bool AmxAllowed(const MmadJob& j) {
   if (j.type == MmadType::kI8) {
-    return MmadInt8Env() != "vnni" && AmxReady(true);
+    return MmadInt8Env() != "vnni" && AmxReady(AmxOp::kInt8);
   }
   if (j.bf16_path != Bf16Path::kAuto && j.bf16_path != Bf16Path::kAmx) return false;
   if (j.bf16_path == Bf16Path::kAuto) {
     if (MmadBf16Env() != "auto" && MmadBf16Env() != "amx") return false;
   }
-  return AmxReady(false);
+  return AmxReady(AmxOp::kBf16);
 }
 
 // AMX runs shapes without padding inside tiles: m a multiple of 16, k of K0 (16 bf16, 32 int8).

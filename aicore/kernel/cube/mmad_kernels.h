@@ -39,6 +39,16 @@ enum class Bf16Path : uint8_t { kAuto, kDot, kWiden, kAmx };
 // uses AMX TDPBF16PS (Note [AMX bf16] in mmad_isa.cc) when the CPU has AMX-BF16, Linux grants
 // the tile state, and m and k are multiples of 16; AICORE_MMAD_BF16=amx|dot|fma overrides.
 
+// The 64-byte AMX tile configuration LDTILECFG loads (palette 1: rows and bytes per row of
+// tmm0-15), for the AMX kernels of the Mmad and the host GEMM.
+struct alignas(64) AmxTileConfig {
+  uint8_t palette_id = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
 struct MmadJob {
   MmadType type = MmadType::kF32;
   MmadInit init = MmadInit::kZero;

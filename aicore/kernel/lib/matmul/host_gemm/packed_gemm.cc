@@ -27,7 +27,7 @@ bool PackedGemmBf16Amx() {
     return v == "auto" || v == "amx";
   }();
   return env_allows && Bf16AmxSwitch().load(std::memory_order_relaxed) && PackedGemmAvailable() &&
-         isa_avx512::AmxBf16Ready();
+         AmxReady(AmxOp::kBf16);
 #else
   return false;
 #endif

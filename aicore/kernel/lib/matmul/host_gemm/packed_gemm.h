@@ -97,11 +97,8 @@ void SetPackedGemmBf16Amx(bool allowed);
 
 namespace isa_avx512 {
 void PackedGemm(const GemmJob& job);
-// Runs a bf16 `job` on the AMX kernel; call only when AmxBf16Ready().
+// Runs a bf16 `job` on the AMX kernel; call only when AmxReady(AmxOp::kBf16) (core/cpu.h).
 void PackedGemmBf16Amx(const GemmJob& job);
-// Returns true when the CPU has AMX-TILE and AMX-BF16 and Linux grants this process the tile
-// state (asked once).
-bool AmxBf16Ready();
 }
 
 }  // namespace aicore::kernel::cube

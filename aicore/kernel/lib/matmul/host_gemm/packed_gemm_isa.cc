@@ -4,17 +4,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "aicore/core/cpu.h"
 #include "aicore/core/dtype.h"
+#include "aicore/kernel/cube/mmad_kernels.h"
 #include "aicore/kernel/lib/matmul/host_gemm/packed_gemm.h"
 #include "aicore/kernel/lib/matmul/host_gemm/panel_cache.h"
 #include "aicore/kernel/cube/scratch.h"
 #include "aicore/kernel/cube/tile_asm.h"
 
 #if AICORE_ISA >= 2
-#include <cpuid.h>
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cstring>
 
@@ -620,14 +619,6 @@ __attribute__((target("amx-tile,amx-bf16"))) void AmxBlock(uint32_t ksteps, cons
   if constexpr (TM && TN) _tile_stored(3, c[3].st, c[3].st_stride);
 }
 
-struct alignas(64) AmxTileConfig {
-  uint8_t palette_id = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
 // tmm0-3: 16 x 16 fp32 C tiles; tmm4-5: 16 x 32 bf16 A tiles; tmm6-7: 16 k-pair rows x 16 columns.
 __attribute__((target("amx-tile"))) void ConfigureAmxTiles() {
   AmxTileConfig cfg;
@@ -794,18 +785,6 @@ void PackedGemm(const GemmJob& job) {
 
 void PackedGemmBf16Amx(const GemmJob& job) { GemmBf16Amx(job); }
 
-bool AmxBf16Ready() {
-  static const bool ready = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-    const bool tile = (d >> 24) & 1u, bf16 = (d >> 22) & 1u;
-    if (!tile || !bf16) return false;
-    constexpr long kArchReqXcompPerm = 0x1023;  // Linux arch_prctl: request an XSAVE feature
-    constexpr long kXfeatureXtiledata = 18;
-    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
-  }();
-  return ready;
-}
 }  // namespace aicore::kernel::cube::AICORE_ISA_NAMESPACE
 
 #endif  // AICORE_ISA >= 2
