@@ -270,10 +270,10 @@ void AttentionGrad(const aicore::arch::Chip& chip, const AttentionShape& full, i
   if (!st.ok()) {
     row.out.error = "forward: " + st.ToString();
   } else {
-    row.out = Measure(
-        chip,
-        [&] { return ops::FlashAttentionBackward(q, k, v, dy, nullptr, mx, sm, o, attrs, dq, dk, dv); },
-        aicore::rt::GetDeviceMemoryStats(0).allocated, true);
+    const auto backward = [&] {
+      return ops::FlashAttentionBackward(q, k, v, dy, nullptr, mx, sm, o, attrs, dq, dk, dv);
+    };
+    row.out = Measure(chip, backward, aicore::rt::GetDeviceMemoryStats(0).allocated, true);
   }
   aicore::rt::ReleaseDeviceMemory(0);
   if (scale > 1 && row.out.error.empty()) {
