@@ -150,7 +150,7 @@ inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bo
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
   const int64_t ap = (std::max(d, dv) + 15) / 16 * 16;  // FaBackwardPitch
   const int64_t narrow = in_bytes == 2 ? 4 * rq * tk + 2 * acc_rows * ap : 0;
-  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 64 * 8 * 4 +
+  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 3 * 64 * 8 * 4 +
          (8 + 2 * (std::max(tk, ap) + 63) / 64 + 16) * 4;
 }
 
@@ -739,7 +739,9 @@ inline int64_t FaBackwardPitch(int64_t d) { return (d + 15) / 16 * 16; }
 namespace fa_detail {
 
 // The per-row inputs of the backward for the AIV's rows of a q tile: the forward's max m, 1 / l
-// (0 for a fully masked row) and rowsum(dO * O).
+// (0 for a fully masked row) and rowsum(dO * O) on the scalar side; BackwardBuffers::mb and db
+// hold m + ln l and rowsum(dO * O) as one DataBlock per row for the vector side (Note [Backward
+// row vectors]).
 struct BackwardRows {
   std::array<float, 64> m{}, rinv{}, dsum{};
 };
@@ -763,14 +765,45 @@ struct BackwardBuffers {
   ScoreBuffers sb;                      // s, p and the mask
   LocalTensor<float> ds;                // dP, then dS (rq x tk)
   LocalTensor<float> acc1, acc2, prod;  // (R, FaBackwardPitch(max(d, dv))) each
-  LocalTensor<float> stat;              // 64 x 8
+  LocalTensor<float> stat;              // 64 x 8: statistics as loaded; l
+  LocalTensor<float> mb, db;            // 64 x 8: m + ln l, rowsum(dO * O) per row, 8 times
   LocalTensor<T> p_n, ds_n;             // kNarrow: P and dS in T (rq x tk)
   LocalTensor<T> rows_n;                // kNarrow: O / dO / gradient rows in T, as acc1
 };
 
+// Note [Backward row vectors]
+// As the forward's row-vector softmax (Note [Row-vector softmax]), the backward turns S and dP
+// into P and dS for all of the AIV's rows at once: P = exp(S - (m + ln l)) and dP - rowsum(dO *
+// O) are level-0 row ops with the per-row value as a broadcast operand (the statistics are
+// stored one DataBlock per row already, so no Brcb), Exp, the product and the scaling one
+// instruction each over the tile. Only rows whose window is not the whole block (causal and
+// band edges, a tail block) or that are fully masked are redone per row, the exact old way
+// (exp(S - m) / l over the window, zeros elsewhere). The instruction heads of four per-row ops
+// per row made the AIVs' vector pipe bind both passes.
+
+// Loads the AIV's rows' statistics of the q tile at stat row `stat_row` (global row index of
+// (b, n, i0)): st.m, st.rinv from softmax max and sum, u.mb = m + ln l, and, with `gdsum`,
+// st.dsum and u.db from the dQ pass's rowsum(dO * O).
+template <class T>
+void LoadBackwardRows(BackwardBuffers<T>& u, BackwardRows& st,
+                      const AscendC::GlobalTensor<float>& gmax,
+                      const AscendC::GlobalTensor<float>& gsum,
+                      const AscendC::GlobalTensor<float>* gdsum, int64_t stat_row, int64_t count) {
+  using namespace AscendC;
+  const int32_t n = static_cast<int32_t>(count * kFaStatWidth);
+  Sync<HardEvent::V_MTE2>();  // the previous rows' vector reads of mb, db and stat are done
+  LoadStat(gmax, stat_row, count, u.mb, st.m.data());
+  LoadStat(gsum, stat_row, count, u.stat, st.rinv.data());
+  if (gdsum != nullptr) LoadStat(*gdsum, stat_row, count, u.db, st.dsum.data());
+  for (int64_t r = 0; r < count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+  // Fully masked rows (l = 0) get -inf here; BackwardScores redoes them per row.
+  Ln(u.stat, u.stat, n);
+  Add(u.mb, u.mb, u.stat, n);
+}
+
 // The score side of one (q tile, kv block) pair for the AIV's rows `me` of the tile at q row
 // q0 of head (b, n): after the AIC's S and dP, writes P (when `store_p`) and scale * dS, in T,
-// to their slots.
+// to their slots (Note [Backward row vectors]).
 template <class Hooks, class T>
 void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers<T>& u, const BackwardRows& st,
                     const RowShare& me, int64_t b, int64_t n, int64_t q0, int64_t k0, int64_t bk,
@@ -785,19 +818,23 @@ void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers<T>& u, const 
   LoadRows(u.ds, gdp[me.first * tk], me.count, bk, tk, tk);
   Sync<HardEvent::MTE2_V>();
   ScaleAndMask<Hooks>(t, u.sb, b, n, i0, k0, me.count, bk);
-  Duplicate(u.sb.p, 0.0f, n_all);
+  RowBroadcast(RowOp::kSub, u.sb.p, u.sb.s, u.mb, me.count, tk, tk);
+  Exp(u.sb.p, u.sb.p, n_all);
   for (int64_t r = 0; r < me.count; ++r) {
-    int64_t lo, hi;
-    if (st.rinv[r] == 0.0f || !RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
+    int64_t lo = 0, hi = -1;
+    const bool window = st.rinv[r] != 0.0f && RowWindow(t, i0 + r, k0, bk, &lo, &hi);
+    if (window && lo == 0 && hi == tk - 1) continue;  // the whole block: the row op's P holds
     const LocalTensor<float> s_row = u.sb.s[r * tk], p_row = u.sb.p[r * tk];
+    Duplicate(p_row, 0.0f, static_cast<int32_t>(tk));
+    if (!window) continue;
     const int32_t cnt = static_cast<int32_t>(hi + 1);
     if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
     Adds(p_row, s_row, -st.m[r], cnt);
     Exp(p_row, p_row, cnt);
     Muls(p_row, p_row, st.rinv[r], cnt);
-    Adds(u.ds[r * tk], u.ds[r * tk], -st.dsum[r], static_cast<int32_t>(tk));
   }
   // dS = P * (dP - rowsum(dO * O)) * scale; rows without a window have P = 0.
+  RowBroadcast(RowOp::kSub, u.ds, u.ds, u.db, me.count, tk, tk);
   Mul(u.ds, u.sb.p, u.ds, n_all);
   Muls(u.ds, u.ds, t.scale, n_all);
   if constexpr (BackwardBuffers<T>::kNarrow) {
@@ -830,6 +867,10 @@ BackwardBuffers<T> CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& 
   pipe.InitBuffer(bufs[5], acc_rows * ap * 4);
   pipe.InitBuffer(bufs[6], 64 * kFaStatWidth * 4);
   pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, ap)))) * 4);
+  pipe.InitBuffer(bufs[14], 64 * kFaStatWidth * 4);
+  pipe.InitBuffer(bufs[15], 64 * kFaStatWidth * 4);
+  u.mb = bufs[14].Get<float>();
+  u.db = bufs[15].Get<float>();
   u.sb.s = bufs[0].Get<float>();
   u.sb.p = bufs[1].Get<float>();
   u.ds = bufs[2].Get<float>();
@@ -1031,7 +1072,7 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[14];
+  TBuf<TPosition::VECCALC> bufs[16];
   BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
   const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
@@ -1056,9 +1097,7 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
     me = ShareOf(rows);
     const int64_t i0 = q0 + me.first, stat_row = (b * t.nq + n) * t.sq + i0;
     if (me.count > 0) {
-      LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
-      LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
-      for (int64_t r = 0; r < me.count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+      LoadBackwardRows(u, st, gmax, gsum, nullptr, stat_row, me.count);
       // rowsum(dO * O) in fp32, saved for the dK/dV pass.
       LoadRowsAsFloat(u, u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss);
       LoadRowsAsFloat(u, u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss);
@@ -1066,11 +1105,11 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
       for (int64_t r = 0; r < me.count; ++r) {
         st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dva], u.sb.result, u.sb.reduce_tmp,
                                     static_cast<uint32_t>(t.dv));
-        Duplicate(u.stat[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
+        Duplicate(u.db[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
       }
       Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * FaBackwardPitch(t.d)));
       Sync<HardEvent::V_MTE3>();
-      StoreRows(gdsum[stat_row * kFaStatWidth], u.stat, 1, me.count * kFaStatWidth, 0, 0);
+      StoreRows(gdsum[stat_row * kFaStatWidth], u.db, 1, me.count * kFaStatWidth, 0, 0);
       Sync<HardEvent::MTE3_V>();
     }
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
@@ -1131,7 +1170,7 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[14];
+  TBuf<TPosition::VECCALC> bufs[16];
   BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
   const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
@@ -1166,14 +1205,7 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
         if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
         const RowShare me = ShareOf(rows);
         const int64_t stat_row = (b * t.nq + n) * t.sq + q0 + me.first;
-        if (me.count > 0) {
-          LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
-          LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
-          LoadStat(gdsum, stat_row, me.count, u.stat, st.dsum.data());
-          for (int64_t r = 0; r < me.count; ++r) {
-            st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
-          }
-        }
+        if (me.count > 0) LoadBackwardRows(u, st, gmax, gsum, &gdsum, stat_row, me.count);
         const int64_t slot = issued % t.slots;
         CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
         if (me.count > 0) {
