@@ -28,7 +28,8 @@
 //     --attention / --epilogue: only these shapes (both dtypes of attention, fp16 epilogue);
 //     --attention-grad: the fused backward (FlashAttentionBackward, its dQ and dK/dV launches,
 //     after an unprofiled forward) of this shape, fp32 and fp16, BNSD, non-causal; its per-core
-//     line lists each launch's metrics;
+//     line lists each launch's metrics; --hotspots N: each fused launch's N longest source lines
+//     (exec + stall time over all cores) under it;
 //     --fused-only: skip the unfused compositions. With either shape option, each fused row is
 //     followed by its launch's msprof-style per-core metrics (aic_mac_ratio, ...: busy over the
 //     time of the cores that ran) and its modeled body time.
@@ -57,6 +58,7 @@ using aicore::DType;
 using aicore::Status;
 
 bool g_fused_only = false;  // --fused-only
+int g_hotspots = 0;         // --hotspots N
 
 const char* DtName(DType d) {
   return d == DType::kF32 ? "fp32" : d == DType::kF16 ? "fp16" : "bf16";
@@ -105,6 +107,7 @@ struct Outcome {
   double peak_bytes = 0, extra_bytes = 0;
   double host_s = 0;
   std::string metrics;  // the last launch's per-core msprof-style ratios
+  std::vector<std::string> hotspots;  // --hotspots: each launch's longest source lines
 };
 
 // Runs `body` (operands already allocated: `before` bytes live) under a profiler replaying on
@@ -150,6 +153,14 @@ Outcome Measure(const aicore::arch::Chip& chip, const std::function<Status()>& b
     char buf[64];
     std::snprintf(buf, sizeof(buf), ", body_us %.1f", r.body_us);
     o.metrics += buf;
+    for (size_t h = 0; h < r.hotspots.size() && h < static_cast<size_t>(g_hotspots); ++h) {
+      const perf::Hotspot& hs = r.hotspots[h];
+      char line[256];
+      std::snprintf(line, sizeof(line), "%s: %s %s, %llu calls, exec %.1f us, stall %.1f us",
+                    r.kernel.c_str(), hs.at.c_str(), hs.api.c_str(),
+                    static_cast<unsigned long long>(hs.calls), hs.exec_us, hs.stall_us);
+      o.hotspots.push_back(line);
+    }
   }
   for (const perf::LaunchResult& r : results) {
     ++o.launches;
@@ -399,6 +410,8 @@ int Run(int argc, char** argv) {
                std::sscanf(argv[i + 1], "%lld,%lld,%lld", &epi[0], &epi[1], &epi[2]) == 3 &&
                epi[0] > 0 && epi[1] > 0 && epi[2] > 0) {
       ++i;
+    } else if (std::strcmp(argv[i], "--hotspots") == 0 && i + 1 < argc) {
+      g_hotspots = std::max(0, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json_path = argv[++i];
     } else if (std::strcmp(argv[i], "--batch-slice") == 0 && i + 1 < argc) {
@@ -408,7 +421,7 @@ int Run(int argc, char** argv) {
     } else {
       std::fprintf(stderr, "usage: %s [chip] [--small] [--batch-slice N] [--json FILE] "
                    "[--attention B,N,S,D] [--attention-grad B,N,S,D] [--epilogue M,N,K] "
-                   "[--fused-only]\n", argv[0]);
+                   "[--fused-only] [--hotspots N]\n", argv[0]);
       return 2;
     }
   }
@@ -463,6 +476,7 @@ int Run(int argc, char** argv) {
     for (double v : r.out.ratio) std::printf(" | %.2f", v);
     std::printf(" | %s |\n", r.note.c_str());
     if (chosen && r.variant == "fused") std::printf("|  per core: %s |\n", r.out.metrics.c_str());
+    for (const std::string& h : r.out.hotspots) std::printf("|  hotspot: %s |\n", h.c_str());
   }
   std::printf(
       "\nchip %s: %d AIC + %d AIV at %.0f MHz; modeled us = sum of kernel times incl. "
