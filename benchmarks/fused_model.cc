@@ -22,9 +22,14 @@
 // comes from a second, unprofiled run at the full shape.
 //
 //   build/benchmarks/fused_model [chip] [--small] [--batch-slice N] [--json FILE]
-//                                [--attention B,N,S,D] [--epilogue M,N,K] [--fused-only]
+//                                [--attention B,N,S,D] [--attention-grad B,N,S,D]
+//                                [--epilogue M,N,K] [--fused-only]
 //     --small: only the small shapes (a quick run, tests/docs/fused_table_test.py)
 //     --attention / --epilogue: only these shapes (both dtypes of attention, fp16 epilogue);
+//     --attention-grad: the fused backward (FlashAttentionBackward, its dQ and dK/dV launches,
+//     after an unprofiled forward) of this shape, fp32 and fp16, BNSD, non-causal; its per-core
+//     line lists each launch's metrics; --hotspots N: each fused launch's N longest source lines
+//     (exec + stall time over all cores) under it;
 //     --fused-only: skip the unfused compositions. With either shape option, each fused row is
 //     followed by its launch's msprof-style per-core metrics (aic_mac_ratio, ...: busy over the
 //     time of the cores that ran) and its modeled body time.
@@ -53,6 +58,7 @@ using aicore::DType;
 using aicore::Status;
 
 bool g_fused_only = false;  // --fused-only
+int g_hotspots = 0;         // --hotspots N
 
 const char* DtName(DType d) {
   return d == DType::kF32 ? "fp32" : d == DType::kF16 ? "fp16" : "bf16";
@@ -101,12 +107,13 @@ struct Outcome {
   double peak_bytes = 0, extra_bytes = 0;
   double host_s = 0;
   std::string metrics;  // the last launch's per-core msprof-style ratios
+  std::vector<std::string> hotspots;  // --hotspots: each launch's longest source lines
 };
 
 // Runs `body` (operands already allocated: `before` bytes live) under a profiler replaying on
 // `chip`, and collects the modeled results.
 Outcome Measure(const aicore::arch::Chip& chip, const std::function<Status()>& body,
-                size_t before) {
+                size_t before, bool every_launch = false) {
   Outcome o;
   perf::Profiler prof(chip);
   const auto t0 = std::chrono::steady_clock::now();
@@ -130,18 +137,30 @@ Outcome Measure(const aicore::arch::Chip& chip, const std::function<Status()>& b
     return o;
   }
   double busy[kPipeColumns] = {};
-  for (const char* name : {"aic_mac_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
-                           "aic_fixpipe_ratio", "aiv_vec_ratio", "aiv_mte2_ratio",
-                           "aiv_mte3_ratio"}) {
+  // The last launch's metrics; with `every_launch` each launch's, named by its kernel.
+  for (size_t l = every_launch ? 0 : results.size() - 1; l < results.size(); ++l) {
+    const perf::LaunchResult& r = results[l];
+    if (every_launch) o.metrics += (l > 0 ? "; " : "") + r.kernel + ": ";
+    bool first = true;
+    for (const char* name : {"aic_mac_ratio", "aic_mte1_ratio", "aic_mte2_ratio",
+                             "aic_fixpipe_ratio", "aiv_vec_ratio", "aiv_mte2_ratio",
+                             "aiv_mte3_ratio"}) {
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%s%s %.3f", first ? "" : ", ", name, r.Metric(name));
+      o.metrics += buf;
+      first = false;
+    }
     char buf[64];
-    std::snprintf(buf, sizeof(buf), "%s%s %.3f", o.metrics.empty() ? "" : ", ", name,
-                  results.back().Metric(name));
+    std::snprintf(buf, sizeof(buf), ", body_us %.1f", r.body_us);
     o.metrics += buf;
-  }
-  {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), ", body_us %.1f", results.back().body_us);
-    o.metrics += buf;
+    for (size_t h = 0; h < r.hotspots.size() && h < static_cast<size_t>(g_hotspots); ++h) {
+      const perf::Hotspot& hs = r.hotspots[h];
+      char line[256];
+      std::snprintf(line, sizeof(line), "%s: %s %s, %llu calls, exec %.1f us, stall %.1f us",
+                    r.kernel.c_str(), hs.at.c_str(), hs.api.c_str(),
+                    static_cast<unsigned long long>(hs.calls), hs.exec_us, hs.stall_us);
+      o.hotspots.push_back(line);
+    }
   }
   for (const perf::LaunchResult& r : results) {
     ++o.launches;
@@ -228,6 +247,54 @@ std::function<Status()> AttentionCall(const AttentionShape& s, DType dt, bool fu
     aicore::rt::DeviceFree(mem);
     return st;
   };
+}
+
+// The backward of one attention at `s` in `dt` (FlashAttentionBackward: the dQ and the dK/dV
+// launches), after an unprofiled forward that gives it its output and statistics. BNSD,
+// non-causal, as the forward's case. Modeled on `slice` batches of `full` as Attention.
+void AttentionGrad(const aicore::arch::Chip& chip, const AttentionShape& full, int64_t slice,
+                   DType dt, std::vector<Row>* rows) {
+  AttentionShape s = full;
+  s.b = std::min(full.b, slice);
+  const int scale = static_cast<int>(full.b / s.b);
+  aicore::rt::ReleaseDeviceMemory(0);
+  const std::vector<int64_t> shape = {s.b, s.n, s.s, s.d}, stat_shape = {s.b, s.n, s.s, 8};
+  const int64_t elems = s.b * s.n * s.s * s.d, stats = s.b * s.n * s.s * 8;
+  const auto values = [&](float seed) {
+    return ops::DenseRef(DeviceValues(elems, dt, seed), dt, shape);
+  };
+  const ops::TensorRef q = values(0.1f), k = values(0.2f), v = values(0.3f), dy = values(0.4f),
+                       o = values(0), dq = values(0), dk = values(0), dv = values(0);
+  const ops::TensorRef mx =
+      ops::DenseRef(DeviceValues(stats, DType::kF32, 0), DType::kF32, stat_shape);
+  const ops::TensorRef sm =
+      ops::DenseRef(DeviceValues(stats, DType::kF32, 0), DType::kF32, stat_shape);
+  ops::FlashAttentionAttrs attrs;
+  attrs.scale = 1.0 / std::sqrt(static_cast<double>(s.d));
+  attrs.head_num = s.n;
+  attrs.layout = "BNSD";
+  Row row{"attention-grad", DtName(dt), full.Name(), "fused", "", {}, scale};
+  Status st = ops::FlashAttentionForward(q, k, v, nullptr, attrs, mx, sm, o);
+  if (st.ok() && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) {
+    st = Status(aicore::StatusCode::kInternal, aclGetRecentErrMsg());
+  }
+  if (!st.ok()) {
+    row.out.error = "forward: " + st.ToString();
+  } else {
+    const auto backward = [&] {
+      return ops::FlashAttentionBackward(q, k, v, dy, nullptr, mx, sm, o, attrs, dq, dk, dv);
+    };
+    row.out = Measure(chip, backward, aicore::rt::GetDeviceMemoryStats(0).allocated, true);
+  }
+  aicore::rt::ReleaseDeviceMemory(0);
+  if (scale > 1 && row.out.error.empty()) {
+    const double overhead = row.out.overhead_us;
+    row.out.modeled_us = (row.out.modeled_us - overhead) * scale + overhead;
+    row.note = "modeled on b" + std::to_string(s.b) + " (" + std::to_string(row.out.max_blocks) +
+               " blocks of " + std::to_string(chip.aic_count) + " cube cores), x" +
+               std::to_string(scale) + "; memory at b" + std::to_string(s.b);
+  }
+  rows->push_back(row);
 }
 
 // The fused and unfused forward of `full`, modeled on `slice` batches of it (times scaled by
@@ -323,7 +390,7 @@ int Run(int argc, char** argv) {
   bool small = false;
   int64_t batch_slice = 1;
   bool fused_only = false;
-  long long attn[4] = {0, 0, 0, 0}, epi[3] = {0, 0, 0};
+  long long attn[4] = {0, 0, 0, 0}, grad[4] = {0, 0, 0, 0}, epi[3] = {0, 0, 0};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--small") == 0) {
       small = true;
@@ -334,10 +401,17 @@ int Run(int argc, char** argv) {
                            &attn[3]) == 4 && attn[0] > 0 && attn[1] > 0 && attn[2] > 0 &&
                attn[3] > 0) {
       ++i;
+    } else if (std::strcmp(argv[i], "--attention-grad") == 0 && i + 1 < argc &&
+               std::sscanf(argv[i + 1], "%lld,%lld,%lld,%lld", &grad[0], &grad[1], &grad[2],
+                           &grad[3]) == 4 && grad[0] > 0 && grad[1] > 0 && grad[2] > 0 &&
+               grad[3] > 0) {
+      ++i;
     } else if (std::strcmp(argv[i], "--epilogue") == 0 && i + 1 < argc &&
                std::sscanf(argv[i + 1], "%lld,%lld,%lld", &epi[0], &epi[1], &epi[2]) == 3 &&
                epi[0] > 0 && epi[1] > 0 && epi[2] > 0) {
       ++i;
+    } else if (std::strcmp(argv[i], "--hotspots") == 0 && i + 1 < argc) {
+      g_hotspots = std::max(0, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json_path = argv[++i];
     } else if (std::strcmp(argv[i], "--batch-slice") == 0 && i + 1 < argc) {
@@ -346,7 +420,8 @@ int Run(int argc, char** argv) {
       chip_name = argv[i];
     } else {
       std::fprintf(stderr, "usage: %s [chip] [--small] [--batch-slice N] [--json FILE] "
-                   "[--attention B,N,S,D] [--epilogue M,N,K] [--fused-only]\n", argv[0]);
+                   "[--attention B,N,S,D] [--attention-grad B,N,S,D] [--epilogue M,N,K] "
+                   "[--fused-only] [--hotspots N]\n", argv[0]);
       return 2;
     }
   }
@@ -355,13 +430,17 @@ int Run(int argc, char** argv) {
   const aicore::arch::Chip& chip = aicore::arch::DefaultChip();
 
   std::vector<Row> rows;
-  const bool chosen = attn[0] > 0 || epi[0] > 0;
+  const bool chosen = attn[0] > 0 || grad[0] > 0 || epi[0] > 0;
   g_fused_only = fused_only;
   const AttentionShape small_attn{1, 8, 512, 64}, big_attn{8, 16, 2048, 128};
   if (chosen) {
     if (attn[0] > 0) {
       const AttentionShape a{attn[0], attn[1], attn[2], attn[3]};
       for (DType dt : {DType::kF32, DType::kF16}) Attention(chip, a, batch_slice, dt, &rows);
+    }
+    if (grad[0] > 0) {
+      const AttentionShape a{grad[0], grad[1], grad[2], grad[3]};
+      for (DType dt : {DType::kF32, DType::kF16}) AttentionGrad(chip, a, batch_slice, dt, &rows);
     }
     if (epi[0] > 0) MatmulEpilogue(chip, epi[0], epi[1], epi[2], DType::kF16, &rows);
   } else {
@@ -397,6 +476,7 @@ int Run(int argc, char** argv) {
     for (double v : r.out.ratio) std::printf(" | %.2f", v);
     std::printf(" | %s |\n", r.note.c_str());
     if (chosen && r.variant == "fused") std::printf("|  per core: %s |\n", r.out.metrics.c_str());
+    for (const std::string& h : r.out.hotspots) std::printf("|  hotspot: %s |\n", h.c_str());
   }
   std::printf(
       "\nchip %s: %d AIC + %d AIV at %.0f MHz; modeled us = sum of kernel times incl. "

@@ -679,6 +679,32 @@ TEST(FlashAttentionBackwardTest, SlotBuffersOneAndTwo) {
   }
 }
 
+// Runs longer than a product chunk (Note [Backward chunks]: at most 512 q rows per product of
+// the dK/dV pass, 16-bit inputs) split into several chunks, the last one short: 5 q tiles of a
+// kv block, runs cut by a q head change (GQA 2) and by a band window (runs starting
+// mid-sequence), with one and two slot sets.
+TEST(FlashAttentionBackwardTest, ProductChunksSplitLongRuns) {
+  for (DType dt : {DType::kF16, DType::kBF16}) {
+    for (int slots : {1, 2}) {
+      Case c;
+      c.dtype = dt;
+      c.slot_buffers = slots;
+      c.nq = 2;
+      c.nkv = 1;
+      c.sq = 600;
+      c.skv = 150;
+      c.d = 16;
+      CheckBackward(c);
+      Case band = c;
+      band.sparse = 4;
+      band.mask = MaskShape::kCompressed;
+      band.pre = 330;
+      band.next = 20;
+      CheckBackward(band);
+    }
+  }
+}
+
 // The backward of every dtype with one and two slot sets is clean under every sanitizer tool
 // (races between the AIC's slots and the AIVs' reads, flags, bounds, uninitialized reads).
 TEST(FlashAttentionBackwardTest, CleanUnderTheSanitizer) {
@@ -689,8 +715,8 @@ TEST(FlashAttentionBackwardTest, CleanUnderTheSanitizer) {
       c.slot_buffers = slots;
       c.nq = 2;
       c.nkv = 1;
-      c.sq = 40;
-      c.skv = 150;  // two kv blocks, one a tail
+      c.sq = dt == DType::kF16 ? 600 : 40;  // fp16: dK/dV chunks split (Note [Backward chunks])
+      c.skv = 150;                           // two kv blocks, one a tail
       c.d = 24;
       c.mask = MaskShape::kSS;
       c.mask_all_row = true;

@@ -690,12 +690,36 @@ std::pair<std::function<void()>, std::function<void()>> BackwardBodies(
   return BackwardBodiesOf<Hooks, float>(t, dsum);
 }
 
-// The backward's slot bytes for `slots` sets per group (Note [Backward slots]).
+// The rows a backward product chunk spans at most along its K (Note [Backward chunks]): the
+// Fixpipe writes one product per chunk, the workspace holds `slots` chunks of P and dS per group.
+constexpr int64_t kBwdChunkRows = 512;
+
+// The backward's product chunks of plan `p` for inputs of dtype `dt` (Note [Backward chunks]):
+// the most q tiles (dK/dV pass), resp. kv blocks (dQ pass), one chunk covers; no longer than a
+// run can be. Only the dK/dV pass of 16-bit inputs chunks: modeled on ascend910b1 (B1 N16 S2048
+// D128) its two fp32 products per pair made the Fixpipe bind (fp16 dK/dV 724 -> 666 us with
+// chunks), while elsewhere a chunk's burst of products on the AIC costs more than the Fixpipe
+// saves (fp32 dK/dV 1137 -> 1224 us, dQ fp16 619 -> 638 us, fp32 872 -> 910 us).
+struct BackwardChunks {
+  int32_t q = 1, k = 1;
+  int32_t Max() const { return std::max(q, k); }
+};
+BackwardChunks BackwardChunksOf(const FlashAttentionPlan& p, DType dt) {
+  BackwardChunks c;
+  if (p.tq <= 0 || p.tk <= 0 || DTypeSize(dt) != 2) return c;
+  c.q = static_cast<int32_t>(
+      std::clamp<int64_t>(kBwdChunkRows / p.tq, 1, std::max<int64_t>(1, (p.sq + p.tq - 1) / p.tq)));
+  return c;
+}
+
+// The backward's slot bytes for `slots` sets per group (Note [Backward slots], [Backward
+// chunks]).
 uint64_t BackwardSlotBytes(const FlashAttentionPlan& p, int32_t slots, DType dt) {
   const int64_t groups = std::max(p.block_dim, p.block_dim_dkdv);
-  return static_cast<uint64_t>(groups * patterns::FaBackwardGroupFloats(
-                                            p.tq, p.tk, (p.d + 7) / 8 * 8, (p.dv + 7) / 8 * 8,
-                                            slots, DTypeSize(dt))) *
+  return static_cast<uint64_t>(
+             groups * patterns::FaBackwardGroupFloats(p.tq, p.tk, (p.d + 7) / 8 * 8,
+                                                      (p.dv + 7) / 8 * 8, slots, DTypeSize(dt),
+                                                      BackwardChunksOf(p, dt).Max())) *
          4;
 }
 
@@ -746,6 +770,15 @@ FlashAttentionPlan Plan(const FlashAttentionGradArgs& args, const arch::Chip& ch
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
                                     true, chip, args.op);
   if (p.block_dim == 0) return p;
+  // The products' K spans a whole chunk (Note [Backward chunks]), and so do the slots.
+  const BackwardChunks chunks = BackwardChunksOf(p, args.query.dtype);
+  const int64_t dp = (p.d + 7) / 8 * 8, dvp = (dv + 7) / 8 * 8;
+  p.mm = CubeTiling(chip, args.query.dtype, std::max<int64_t>(p.tq, p.tk),
+                    std::max<int64_t>({p.tk, dp, dvp}),
+                    std::max<int64_t>({p.tq, p.tk, dp, dvp, int64_t{chunks.q} * p.tq,
+                                       int64_t{chunks.k} * p.tk}),
+                    args.op);
+  p.slots_bytes = Align512(BackwardSlotBytes(p, p.slot_buffers, args.query.dtype));
   Staging st;
   StageBackward(ViewsOf(args, hkv.n), p.explicit_mask, &st);
   p.workspace_bytes = p.slots_bytes + DsumBytes(p) + st.WorkspaceBytes();
@@ -785,8 +818,12 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
       ws + plan.slots_bytes + DsumBytes(plan), stream, [&](const std::vector<uint8_t*>& dense) {
         FlashAttentionTiling t = TilingOf(plan, static_cast<float>(args.attrs.scale), ws);
         t.slots = plan.slot_buffers;
-        t.ws_group_floats = patterns::FaBackwardGroupFloats(
-            plan.tq, plan.tk, t.DPad(), t.DvPad(), plan.slot_buffers, DTypeSize(dt));
+        const BackwardChunks chunks = BackwardChunksOf(plan, dt);
+        t.chunk_q = chunks.q;
+        t.chunk_k = chunks.k;
+        t.ws_group_floats = patterns::FaBackwardGroupFloats(plan.tq, plan.tk, t.DPad(), t.DvPad(),
+                                                            plan.slot_buffers, DTypeSize(dt),
+                                                            chunks.Max());
         int i = 0;
         t.q = OperandOf(st, i, w.q, dense[i]);
         ++i;

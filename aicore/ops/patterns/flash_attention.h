@@ -93,6 +93,9 @@ struct FlashAttentionTiling {
   int32_t tq = 0;       // q rows per tile: even, a multiple of 16
   int32_t tk = 0;       // kv rows per block: a multiple of 32
   int32_t slots = 1;    // slot sets per group, 1 or 2 (Note [Forward slots], [Backward slots])
+  // Backward: the most q tiles (dK/dV pass), resp. kv blocks (dQ pass), one product chunk
+  // covers (Note [Backward chunks]).
+  int32_t chunk_q = 1, chunk_k = 1;
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
@@ -114,15 +117,15 @@ struct FlashAttentionTiling {
 };
 
 // The workspace floats one group needs: forward `slots` S (fp32), P (`p_bytes` per element: the
-// input dtype's) and P V (fp32) slots; backward `slots` sets of S, dP (fp32), P, dS (`in_bytes`
-// per element) and two fp32 products (Note [Backward slots]).
+// input dtype's) and P V (fp32) slots; backward `slots` sets of S, dP (fp32), P and dS chunks
+// of `chunk` pairs (`in_bytes` per element) and two fp32 products (Note [Backward slots]).
 inline int64_t FaForwardGroupFloats(int64_t tq, int64_t tk, int64_t dv_pad, int32_t slots,
                                     int64_t p_bytes) {
   return slots * (tq * tk + tq * tk * p_bytes / 4 + tq * dv_pad);
 }
 inline int64_t FaBackwardGroupFloats(int64_t tq, int64_t tk, int64_t d_pad, int64_t dv_pad,
-                                     int32_t slots, int64_t in_bytes) {
-  return slots * (2 * tq * tk + 2 * tq * tk * in_bytes / 4 +
+                                     int32_t slots, int64_t in_bytes, int64_t chunk = 1) {
+  return slots * (2 * tq * tk + 2 * chunk * tq * tk * in_bytes / 4 +
                   2 * std::max(tq, tk) * std::max(d_pad, dv_pad));
 }
 
@@ -150,7 +153,7 @@ inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bo
   const int64_t rq = tq / 2, acc_rows = std::max(rq, (tk + 1) / 2);
   const int64_t ap = (std::max(d, dv) + 15) / 16 * 16;  // FaBackwardPitch
   const int64_t narrow = in_bytes == 2 ? 4 * rq * tk + 2 * acc_rows * ap : 0;
-  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 64 * 8 * 4 +
+  return rq * (mask ? 19 : 12) * tk + 3 * acc_rows * ap * 4 + narrow + 3 * 64 * 8 * 4 +
          (8 + 2 * (std::max(tk, ap) + 63) / 64 + 16) * 4;
 }
 
@@ -731,6 +734,25 @@ void FlashAttentionForwardKernel(const FlashAttentionTiling& t) {
 // ready", as in the forward, so the mode-2 sets the AIC counts are one per AIV for the same pair
 // however the hardware counts them; with one slot an AIV waits for the pair's product between
 // two sets, so it cannot run ahead of its partner.
+//
+// Note [Backward chunks]
+// The products do not run per pair: P and dS of consecutive live pairs of a run (the dK/dV
+// pass: q tiles of one q head for the item's kv block, up to t.chunk_q of them; the dQ pass:
+// kv blocks of the item's q tile, up to t.chunk_k) go into one chunk, and the AIC multiplies
+// the whole chunk at once: dV += P_c^T dO_c and dK += dS_c^T Q_c with K = the chunk's q rows
+// (P_c, dS_c: the chunk's pairs stacked along q, pitch tk), dQ += dS_c K_c with K = the chunk's
+// kv rows (dS_c: the pairs side by side, pitch chunk_k * tk). The Matmul sums over K in L0C, so
+// the Fixpipe writes (and the AIVs load and add) one product per chunk instead of one per pair;
+// the chunk's operands are contiguous in GM because its pairs are consecutive tiles. A chunk
+// closes at its limit or where the next pair of the walk is not the next tile of the run (the
+// end of a head, of the item, a skipped block), a pure function of the pair both sides compute
+// alike (ChunkRun). In Note [Backward slots] the P / dS and product sets are then per chunk:
+// chunk c uses set c % slots, the AIC runs its products once "probabilities ready" of its last
+// pair has come, sets "product ready" once per chunk, and the AIVs wait for (and accumulate)
+// chunk c - slots before they write the first pair of chunk c. The plan picks the limits
+// (BackwardChunksOf in aicore/ops/attention/flash_attention.cc): today chunks only in the dK/dV
+// pass of 16-bit inputs, where the Fixpipe bound; chunk_k stays 1 (a chunk per pair) because a
+// chunk's burst of products on the AIC stalls the AIVs more than its Fixpipe saving gains.
 
 // The UB row pitch of the backward's D-wide rows (accumulators, O / dO rows): whole 32-byte
 // blocks of fp32 and of 16-bit types.
@@ -739,7 +761,9 @@ inline int64_t FaBackwardPitch(int64_t d) { return (d + 15) / 16 * 16; }
 namespace fa_detail {
 
 // The per-row inputs of the backward for the AIV's rows of a q tile: the forward's max m, 1 / l
-// (0 for a fully masked row) and rowsum(dO * O).
+// (0 for a fully masked row) and rowsum(dO * O) on the scalar side; BackwardBuffers::mb and db
+// hold m + ln l and rowsum(dO * O) as one DataBlock per row for the vector side (Note [Backward
+// row vectors]).
 struct BackwardRows {
   std::array<float, 64> m{}, rinv{}, dsum{};
 };
@@ -763,20 +787,52 @@ struct BackwardBuffers {
   ScoreBuffers sb;                      // s, p and the mask
   LocalTensor<float> ds;                // dP, then dS (rq x tk)
   LocalTensor<float> acc1, acc2, prod;  // (R, FaBackwardPitch(max(d, dv))) each
-  LocalTensor<float> stat;              // 64 x 8
+  LocalTensor<float> stat;              // 64 x 8: statistics as loaded; l
+  LocalTensor<float> mb, db;            // 64 x 8: m + ln l, rowsum(dO * O) per row, 8 times
   LocalTensor<T> p_n, ds_n;             // kNarrow: P and dS in T (rq x tk)
   LocalTensor<T> rows_n;                // kNarrow: O / dO / gradient rows in T, as acc1
 };
 
+// Note [Backward row vectors]
+// As the forward's row-vector softmax (Note [Row-vector softmax]), the backward turns S and dP
+// into P and dS for all of the AIV's rows at once: P = exp(S - (m + ln l)) and dP - rowsum(dO *
+// O) are level-0 row ops with the per-row value as a broadcast operand (the statistics are
+// stored one DataBlock per row already, so no Brcb), Exp, the product and the scaling one
+// instruction each over the tile. Only rows whose window is not the whole block (causal and
+// band edges, a tail block) or that are fully masked are redone per row, the exact old way
+// (exp(S - m) / l over the window, zeros elsewhere). The instruction heads of four per-row ops
+// per row made the AIVs' vector pipe bind both passes.
+
+// Loads the AIV's rows' statistics of the q tile at stat row `stat_row` (global row index of
+// (b, n, i0)): st.m, st.rinv from softmax max and sum, u.mb = m + ln l, and, with `gdsum`,
+// st.dsum and u.db from the dQ pass's rowsum(dO * O).
+template <class T>
+void LoadBackwardRows(BackwardBuffers<T>& u, BackwardRows& st,
+                      const AscendC::GlobalTensor<float>& gmax,
+                      const AscendC::GlobalTensor<float>& gsum,
+                      const AscendC::GlobalTensor<float>* gdsum, int64_t stat_row, int64_t count) {
+  using namespace AscendC;
+  const int32_t n = static_cast<int32_t>(count * kFaStatWidth);
+  Sync<HardEvent::V_MTE2>();  // the previous rows' vector reads of mb, db and stat are done
+  LoadStat(gmax, stat_row, count, u.mb, st.m.data());
+  LoadStat(gsum, stat_row, count, u.stat, st.rinv.data());
+  if (gdsum != nullptr) LoadStat(*gdsum, stat_row, count, u.db, st.dsum.data());
+  for (int64_t r = 0; r < count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+  // Fully masked rows (l = 0) get -inf here; BackwardScores redoes them per row.
+  Ln(u.stat, u.stat, n);
+  Add(u.mb, u.mb, u.stat, n);
+}
+
 // The score side of one (q tile, kv block) pair for the AIV's rows `me` of the tile at q row
 // q0 of head (b, n): after the AIC's S and dP, writes P (when `store_p`) and scale * dS, in T,
-// to their slots.
+// to their chunk slots at `gp` / `gds` (the pair's first row; rows `pitch` apart; Note
+// [Backward row vectors]).
 template <class Hooks, class T>
 void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers<T>& u, const BackwardRows& st,
                     const RowShare& me, int64_t b, int64_t n, int64_t q0, int64_t k0, int64_t bk,
                     const AscendC::GlobalTensor<float>& gs, const AscendC::GlobalTensor<float>& gdp,
                     const AscendC::GlobalTensor<T>& gp, const AscendC::GlobalTensor<T>& gds,
-                    bool store_p) {
+                    int64_t pitch, bool store_p) {
   using namespace AscendC;
   const int64_t tk = t.tk, i0 = q0 + me.first;
   const int32_t n_all = static_cast<int32_t>(me.count * tk);
@@ -785,31 +841,35 @@ void BackwardScores(const FlashAttentionTiling& t, BackwardBuffers<T>& u, const 
   LoadRows(u.ds, gdp[me.first * tk], me.count, bk, tk, tk);
   Sync<HardEvent::MTE2_V>();
   ScaleAndMask<Hooks>(t, u.sb, b, n, i0, k0, me.count, bk);
-  Duplicate(u.sb.p, 0.0f, n_all);
+  RowBroadcast(RowOp::kSub, u.sb.p, u.sb.s, u.mb, me.count, tk, tk);
+  Exp(u.sb.p, u.sb.p, n_all);
   for (int64_t r = 0; r < me.count; ++r) {
-    int64_t lo, hi;
-    if (st.rinv[r] == 0.0f || !RowWindow(t, i0 + r, k0, bk, &lo, &hi)) continue;
+    int64_t lo = 0, hi = -1;
+    const bool window = st.rinv[r] != 0.0f && RowWindow(t, i0 + r, k0, bk, &lo, &hi);
+    if (window && lo == 0 && hi == tk - 1) continue;  // the whole block: the row op's P holds
     const LocalTensor<float> s_row = u.sb.s[r * tk], p_row = u.sb.p[r * tk];
+    Duplicate(p_row, 0.0f, static_cast<int32_t>(tk));
+    if (!window) continue;
     const int32_t cnt = static_cast<int32_t>(hi + 1);
     if (lo > 0) Duplicate(s_row, kFaMaskedScore, static_cast<int32_t>(lo));
     Adds(p_row, s_row, -st.m[r], cnt);
     Exp(p_row, p_row, cnt);
     Muls(p_row, p_row, st.rinv[r], cnt);
-    Adds(u.ds[r * tk], u.ds[r * tk], -st.dsum[r], static_cast<int32_t>(tk));
   }
   // dS = P * (dP - rowsum(dO * O)) * scale; rows without a window have P = 0.
+  RowBroadcast(RowOp::kSub, u.ds, u.ds, u.db, me.count, tk, tk);
   Mul(u.ds, u.sb.p, u.ds, n_all);
   Muls(u.ds, u.ds, t.scale, n_all);
   if constexpr (BackwardBuffers<T>::kNarrow) {
     if (store_p) Cast(u.p_n, u.sb.p, RoundMode::CAST_RINT, n_all);
     Cast(u.ds_n, u.ds, RoundMode::CAST_RINT, n_all);
     Sync<HardEvent::V_MTE3>();
-    if (store_p) StoreRows(gp[me.first * tk], u.p_n, me.count, bk, tk, tk);
-    StoreRows(gds[me.first * tk], u.ds_n, me.count, bk, tk, tk);
+    if (store_p) StoreRows(gp[me.first * pitch], u.p_n, me.count, bk, tk, pitch);
+    StoreRows(gds[me.first * pitch], u.ds_n, me.count, bk, tk, pitch);
   } else {
     Sync<HardEvent::V_MTE3>();
-    if (store_p) StoreRows(gp[me.first * tk], u.sb.p, me.count, bk, tk, tk);
-    StoreRows(gds[me.first * tk], u.ds, me.count, bk, tk, tk);
+    if (store_p) StoreRows(gp[me.first * pitch], u.sb.p, me.count, bk, tk, pitch);
+    StoreRows(gds[me.first * pitch], u.ds, me.count, bk, tk, pitch);
   }
   Sync<HardEvent::MTE3_V>();
 }
@@ -830,6 +890,10 @@ BackwardBuffers<T> CarveBackward(const FlashAttentionTiling& t, AscendC::TPipe& 
   pipe.InitBuffer(bufs[5], acc_rows * ap * 4);
   pipe.InitBuffer(bufs[6], 64 * kFaStatWidth * 4);
   pipe.InitBuffer(bufs[7], (8 + ReduceTmpFloats(static_cast<uint32_t>(std::max(tk, ap)))) * 4);
+  pipe.InitBuffer(bufs[14], 64 * kFaStatWidth * 4);
+  pipe.InitBuffer(bufs[15], 64 * kFaStatWidth * 4);
+  u.mb = bufs[14].Get<float>();
+  u.db = bufs[15].Get<float>();
   u.sb.s = bufs[0].Get<float>();
   u.sb.p = bufs[1].Get<float>();
   u.ds = bufs[2].Get<float>();
@@ -919,8 +983,9 @@ void Accumulate(BackwardBuffers<T>& u, const LocalTensor<float>& acc,
   Add(acc, acc, u.prod, static_cast<int32_t>(rows * pitch));
 }
 
-// The group's backward slots (Note [Backward slots]): S, dP (fp32), P, dS (T), tq x tk each,
-// then two fp32 products of max(tq, tk) x max(d, dv) padded.
+// The group's backward slots (Note [Backward slots]): S, dP (fp32), tq x tk each, P, dS chunks
+// (T), max(chunk_q, chunk_k) x tq x tk each (Note [Backward chunks]), then two fp32 products of
+// max(tq, tk) x max(d, dv) padded.
 template <class T>
 struct BackwardSlots {
   std::array<AscendC::GlobalTensor<float>, 2> s, dp, prod1, prod2;
@@ -930,7 +995,8 @@ template <class T>
 BackwardSlots<T> BackwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
   float* ws = t.ws + group * t.ws_group_floats;
   const int64_t tile = int64_t{t.tq} * t.tk;
-  const int64_t narrow = tile * static_cast<int64_t>(sizeof(T)) / 4;
+  const int64_t chunk = tile * std::max(t.chunk_q, t.chunk_k);
+  const int64_t narrow = chunk * static_cast<int64_t>(sizeof(T)) / 4;
   const int64_t prod = std::max<int64_t>(t.tq, t.tk) * std::max(t.DPad(), t.DvPad());
   const int64_t set = 2 * tile + 2 * narrow + 2 * prod;
   BackwardSlots<T> sl;
@@ -938,8 +1004,8 @@ BackwardSlots<T> BackwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
     float* w = ws + i * set;
     sl.s[i] = Gm(w, tile);
     sl.dp[i] = Gm(w + tile, tile);
-    sl.p[i] = Gm<T>(w + 2 * tile, tile);
-    sl.ds[i] = Gm<T>(w + 2 * tile + narrow, tile);
+    sl.p[i] = Gm<T>(w + 2 * tile, chunk);
+    sl.ds[i] = Gm<T>(w + 2 * tile + narrow, chunk);
     sl.prod1[i] = Gm(w + 2 * tile + 2 * narrow, prod);
     sl.prod2[i] = Gm(w + 2 * tile + 2 * narrow + prod, prod);
   }
@@ -956,12 +1022,45 @@ inline void ReleaseProbs(const FlashAttentionTiling& t) {
   CrossCoreSetFlag<2, PIPE_MTE3>(kProbsReady);
 }
 
-// The AIC side of both passes: S and dP of every pair `pairs` visits, each pair's products
-// `slots` - 1 pairs later (Note [Backward slots]). `pairs(score)` calls score(b, n, nk, q0, rows,
-// k0, bk) for each live pair in order; `product(slot, pair)` runs the pair's products.
+// A live pair of a walk and its chunk (Note [Backward chunks]): c0 the chunk's first q row
+// (dK/dV pass) or kv row (dQ pass); `starts` / `closes`: the pair is the chunk's first / last.
 struct BackwardPair {
   int64_t b = 0, n = 0, nk = 0, q0 = 0, rows = 0, k0 = 0, bk = 0;
+  int64_t c0 = 0;
+  bool starts = true, closes = true;
 };
+
+// Cuts a walk's pairs into chunks (Note [Backward chunks]); the AIC and the AIVs each keep one.
+struct ChunkRun {
+  int64_t count = 0, first = 0;
+  // Places the pair at `pos` (its q0, resp. k0) in the open chunk of at most `limit` pairs, or
+  // opens one; `next_in_run`: the walk's next pair is the next tile of the same run.
+  void Place(BackwardPair* pr, int64_t pos, bool next_in_run, int64_t limit) {
+    if (count == 0) first = pos;
+    pr->c0 = first;
+    pr->starts = count == 0;
+    ++count;
+    pr->closes = count >= limit || !next_in_run;
+    if (pr->closes) count = 0;
+  }
+};
+
+// Whether the dK/dV walk's pair after (q tile q0, kv block k0) is q tile q0 + tq of the same head.
+inline bool DkvNextInRun(const FlashAttentionTiling& t, int64_t q0, int64_t k0, int64_t bk) {
+  const int64_t q1 = q0 + t.tq;
+  return q1 < t.sq && t.BlockLive(q1, std::min<int64_t>(q1 + t.tq, t.sq), k0, k0 + bk);
+}
+// Whether the dQ walk's pair after (q tile q0 of `rows`, kv block k0) is kv block k0 + tk.
+inline bool DqNextInRun(const FlashAttentionTiling& t, int64_t q0, int64_t rows, int64_t k0) {
+  const int64_t k1 = k0 + t.tk;
+  return k1 < t.skv && t.BlockLive(q0, q0 + rows, k1, std::min<int64_t>(k1 + t.tk, t.skv));
+}
+
+// The AIC side of both passes: S and dP of every pair `pairs` visits, each chunk's products
+// once the AIVs have released its last pair, which the AIC waits for `slots` - 1 pairs later
+// (Note [Backward slots], [Backward chunks]). `pairs(score)` calls score(pair) for each live
+// pair in order, its chunk placed; `products(mm, slots, set, pair)` runs the products of the
+// chunk `pair` closes from chunk set `set`.
 template <class T, class Pairs, class Products>
 void BackwardCube(const FlashAttentionTiling& t, const Pairs& pairs, const Products& products) {
   using namespace AscendC;
@@ -974,11 +1073,16 @@ void BackwardCube(const FlashAttentionTiling& t, const Pairs& pairs, const Produ
                         gv = Gm<T>(t.v.data, t.v.span), gdo = Gm<T>(t.dout.data, t.dout.span);
   const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, GetBlockIdx());
   std::array<BackwardPair, 2> pending{};
-  int64_t issued = 0, done = 0;  // pairs whose scores, resp. products, the AIC has computed
+  int64_t issued = 0, done = 0;  // pairs whose scores, resp. release, the AIC has seen
+  int64_t chunks = 0;            // chunks whose products the AIC has computed
   const auto product = [&] {
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-    products(mm, sl, done % t.slots, pending[done % 2]);
-    CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+    const BackwardPair& pr = pending[done % 2];
+    if (pr.closes) {
+      products(mm, sl, chunks % t.slots, pr);
+      CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
+      ++chunks;
+    }
     ++done;
   };
   pairs([&](const BackwardPair& pr) {
@@ -1008,6 +1112,7 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
   const uint64_t stat_span = static_cast<uint64_t>(t.batch * t.nq * t.sq * kFaStatWidth);
   const GlobalTensor<T> gk = Gm<T>(t.k.data, t.k.span);
   if ASCEND_IS_AIC {
+    ChunkRun run;
     const auto pairs = [&](const auto& score) {
       for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
         BackwardPair pr;
@@ -1018,20 +1123,24 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
         pr.rows = std::min<int64_t>(t.tq, t.sq - pr.q0);
         for (pr.k0 = 0; pr.k0 < t.skv; pr.k0 += t.tk) {
           pr.bk = std::min<int64_t>(t.tk, t.skv - pr.k0);
-          if (t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) score(pr);
+          if (!t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) continue;
+          run.Place(&pr, pr.k0, DqNextInRun(t, pr.q0, pr.rows, pr.k0), t.chunk_k);
+          score(pr);
         }
       }
     };
-    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t slot,
+    // dQ += dS_c K_c over the chunk's kv rows (Note [Backward chunks]).
+    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t set,
                               const BackwardPair& pr) {
-      Product(mm, sl.prod1[slot], t.DPad(), sl.ds[slot], false, t.tk,
-              gk[t.k.Offset(pr.b, pr.nk, pr.k0)], false, t.k.ss, pr.rows, t.d, pr.bk);
+      Product(mm, sl.prod1[set], t.DPad(), sl.ds[set], false, int64_t{t.chunk_k} * t.tk,
+              gk[t.k.Offset(pr.b, pr.nk, pr.c0)], false, t.k.ss, pr.rows, t.d,
+              pr.k0 + pr.bk - pr.c0);
     };
     BackwardCube<T>(t, pairs, products);
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[14];
+  TBuf<TPosition::VECCALC> bufs[16];
   BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
   const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
@@ -1041,14 +1150,17 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
                             gsum = Gm(t.softmax_sum, stat_span), gdsum = Gm(dsum, stat_span);
   const int64_t dp = t.DPad(), dva = FaBackwardPitch(t.dv);
   BackwardRows st;
-  int64_t issued = 0, done = 0;  // pairs whose dS, resp. product, this AIV has handled
+  int64_t issued = 0;         // pairs whose dS this AIV has written
+  int64_t made = 0, acc = 0;  // chunks this AIV has closed, resp. accumulated
+  const int64_t width = int64_t{t.chunk_k} * t.tk;  // the dS chunk's row pitch
+  ChunkRun run;
   RowShare me;
   const auto accumulate = [&] {
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
     if (me.count > 0) {
-      Accumulate(u, u.acc1, sl.prod1[done % t.slots][me.first * dp], me.count, t.d, dp);
+      Accumulate(u, u.acc1, sl.prod1[acc % t.slots][me.first * dp], me.count, t.d, dp);
     }
-    ++done;
+    ++acc;
   };
   for (int64_t item = group; item < items; item += groups) {
     const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
@@ -1056,9 +1168,7 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
     me = ShareOf(rows);
     const int64_t i0 = q0 + me.first, stat_row = (b * t.nq + n) * t.sq + i0;
     if (me.count > 0) {
-      LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
-      LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
-      for (int64_t r = 0; r < me.count; ++r) st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
+      LoadBackwardRows(u, st, gmax, gsum, nullptr, stat_row, me.count);
       // rowsum(dO * O) in fp32, saved for the dK/dV pass.
       LoadRowsAsFloat(u, u.prod, go[t.o.Offset(b, n, i0)], me.count, t.dv, t.o.ss);
       LoadRowsAsFloat(u, u.acc1, gdo[t.dout.Offset(b, n, i0)], me.count, t.dv, t.dout.ss);
@@ -1066,27 +1176,30 @@ void FlashAttentionBackwardDqKernel(const FlashAttentionTiling& t, float* dsum) 
       for (int64_t r = 0; r < me.count; ++r) {
         st.dsum[r] = ReduceToScalar(ReduceOp::kSum, u.prod[r * dva], u.sb.result, u.sb.reduce_tmp,
                                     static_cast<uint32_t>(t.dv));
-        Duplicate(u.stat[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
+        Duplicate(u.db[r * kFaStatWidth], st.dsum[r], static_cast<int32_t>(kFaStatWidth));
       }
       Duplicate(u.acc1, 0.0f, static_cast<int32_t>(me.count * FaBackwardPitch(t.d)));
       Sync<HardEvent::V_MTE3>();
-      StoreRows(gdsum[stat_row * kFaStatWidth], u.stat, 1, me.count * kFaStatWidth, 0, 0);
+      StoreRows(gdsum[stat_row * kFaStatWidth], u.db, 1, me.count * kFaStatWidth, 0, 0);
       Sync<HardEvent::MTE3_V>();
     }
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      const int64_t slot = issued % t.slots;
+      BackwardPair pr;
+      run.Place(&pr, k0, DqNextInRun(t, q0, rows, k0), t.chunk_k);
+      if (pr.starts && made - acc >= t.slots) accumulate();  // frees chunk set made % slots
+      const int64_t slot = issued % t.slots, set = made % t.slots;
       CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
       if (me.count > 0) {
         BackwardScores<Hooks, T>(t, u, st, me, b, n, q0, k0, bk, sl.s[slot], sl.dp[slot],
-                                 sl.p[slot], sl.ds[slot], false);
+                                 sl.p[set], sl.ds[set][k0 - pr.c0], width, false);
       }
       ReleaseProbs(t);
       ++issued;
-      if (issued - done >= t.slots) accumulate();
+      if (pr.closes) ++made;
     }
-    while (done < issued) accumulate();
+    while (acc < made) accumulate();
     if (me.count == 0) continue;
     StoreRowsAs(u, gdq[t.grad_q.Offset(b, n, i0)], u.acc1, me.count, t.d, t.grad_q.ss);
   }
@@ -1104,6 +1217,7 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
   const int64_t dp = t.DPad(), dvp = t.DvPad();
   if ASCEND_IS_AIC {
     const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gdo = Gm<T>(t.dout.data, t.dout.span);
+    ChunkRun run;
     const auto pairs = [&](const auto& score) {
       for (int64_t item = GetBlockIdx(); item < items; item += GetBlockNum()) {
         BackwardPair pr;
@@ -1114,24 +1228,28 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
         for (pr.n = pr.nk * group_heads; pr.n < (pr.nk + 1) * group_heads; ++pr.n) {
           for (pr.q0 = 0; pr.q0 < t.sq; pr.q0 += t.tq) {
             pr.rows = std::min<int64_t>(t.tq, t.sq - pr.q0);
-            if (t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) score(pr);
+            if (!t.BlockLive(pr.q0, pr.q0 + pr.rows, pr.k0, pr.k0 + pr.bk)) continue;
+            run.Place(&pr, pr.q0, DkvNextInRun(t, pr.q0, pr.k0, pr.bk), t.chunk_q);
+            score(pr);
           }
         }
       }
     };
-    // dV += P^T dO, dK += dS^T Q (P and dS are stored rows x bk: transposed A).
-    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t slot,
+    // dV += P_c^T dO_c, dK += dS_c^T Q_c over the chunk's q rows (P and dS are stored q rows x
+    // bk: transposed A; Note [Backward chunks]).
+    const auto products = [&](auto& mm, const BackwardSlots<T>& sl, int64_t set,
                               const BackwardPair& pr) {
-      Product(mm, sl.prod1[slot], dvp, sl.p[slot], true, t.tk,
-              gdo[t.dout.Offset(pr.b, pr.n, pr.q0)], false, t.dout.ss, pr.bk, t.dv, pr.rows);
-      Product(mm, sl.prod2[slot], dp, sl.ds[slot], true, t.tk, gq[t.q.Offset(pr.b, pr.n, pr.q0)],
-              false, t.q.ss, pr.bk, t.d, pr.rows);
+      const int64_t kc = pr.q0 + pr.rows - pr.c0;
+      Product(mm, sl.prod1[set], dvp, sl.p[set], true, t.tk,
+              gdo[t.dout.Offset(pr.b, pr.n, pr.c0)], false, t.dout.ss, pr.bk, t.dv, kc);
+      Product(mm, sl.prod2[set], dp, sl.ds[set], true, t.tk, gq[t.q.Offset(pr.b, pr.n, pr.c0)],
+              false, t.q.ss, pr.bk, t.d, kc);
     };
     BackwardCube<T>(t, pairs, products);
     return;
   }
   TPipe pipe;
-  TBuf<TPosition::VECCALC> bufs[14];
+  TBuf<TPosition::VECCALC> bufs[16];
   BackwardBuffers<T> u = CarveBackward<Hooks, T>(t, pipe, bufs);
   const int64_t group = GetBlockIdx() / 2, groups = GetBlockNum() / 2;
   const BackwardSlots<T> sl = BackwardSlotsOf<T>(t, group);
@@ -1141,16 +1259,18 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
                             gsum = Gm(t.softmax_sum, stat_span),
                             gdsum = Gm(const_cast<float*>(dsum), stat_span);
   BackwardRows st;
-  int64_t issued = 0, done = 0;  // pairs whose dS, resp. products, this AIV has handled
-  RowShare kv;                   // this AIV's kv rows of the block
+  int64_t issued = 0;         // pairs whose dS this AIV has written
+  int64_t made = 0, acc = 0;  // chunks this AIV has closed, resp. accumulated
+  ChunkRun run;
+  RowShare kv;  // this AIV's kv rows of the block
   const auto accumulate = [&] {
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProductReady);
     if (kv.count > 0) {
-      const int64_t slot = done % t.slots;
-      Accumulate(u, u.acc1, sl.prod1[slot][kv.first * dvp], kv.count, t.dv, dvp);
-      Accumulate(u, u.acc2, sl.prod2[slot][kv.first * dp], kv.count, t.d, dp);
+      const int64_t set = acc % t.slots;
+      Accumulate(u, u.acc1, sl.prod1[set][kv.first * dvp], kv.count, t.dv, dvp);
+      Accumulate(u, u.acc2, sl.prod2[set][kv.first * dp], kv.count, t.d, dp);
     }
-    ++done;
+    ++acc;
   };
   for (int64_t item = group; item < items; item += groups) {
     const int64_t b = item / (t.nkv * t.KvBlocks()), nk = item / t.KvBlocks() % t.nkv;
@@ -1166,26 +1286,22 @@ void FlashAttentionBackwardDkvKernel(const FlashAttentionTiling& t, const float*
         if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
         const RowShare me = ShareOf(rows);
         const int64_t stat_row = (b * t.nq + n) * t.sq + q0 + me.first;
-        if (me.count > 0) {
-          LoadStat(gmax, stat_row, me.count, u.stat, st.m.data());
-          LoadStat(gsum, stat_row, me.count, u.stat, st.rinv.data());
-          LoadStat(gdsum, stat_row, me.count, u.stat, st.dsum.data());
-          for (int64_t r = 0; r < me.count; ++r) {
-            st.rinv[r] = st.rinv[r] > 0 ? 1.0f / st.rinv[r] : 0;
-          }
-        }
-        const int64_t slot = issued % t.slots;
+        if (me.count > 0) LoadBackwardRows(u, st, gmax, gsum, &gdsum, stat_row, me.count);
+        BackwardPair pr;
+        run.Place(&pr, q0, DkvNextInRun(t, q0, k0, bk), t.chunk_q);
+        if (pr.starts && made - acc >= t.slots) accumulate();  // frees chunk set made % slots
+        const int64_t slot = issued % t.slots, set = made % t.slots, at = (q0 - pr.c0) * t.tk;
         CrossCoreWaitFlag<2, PIPE_MTE2>(kScoresReady);
         if (me.count > 0) {
           BackwardScores<Hooks, T>(t, u, st, me, b, n, q0, k0, bk, sl.s[slot], sl.dp[slot],
-                                   sl.p[slot], sl.ds[slot], true);
+                                   sl.p[set][at], sl.ds[set][at], t.tk, true);
         }
         ReleaseProbs(t);
         ++issued;
-        if (issued - done >= t.slots) accumulate();
+        if (pr.closes) ++made;
       }
     }
-    while (done < issued) accumulate();
+    while (acc < made) accumulate();
     if (kv.count == 0) continue;
     StoreRowsAs(u, gdv[t.grad_v.Offset(b, nk, k0 + kv.first)], u.acc1, kv.count, t.dv, t.grad_v.ss);
     StoreRowsAs(u, gdk[t.grad_k.Offset(b, nk, k0 + kv.first)], u.acc2, kv.count, t.d, t.grad_k.ss);
