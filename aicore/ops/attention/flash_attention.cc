@@ -343,15 +343,33 @@ TensorRef MaskView(const TensorRef& m) {
   return r;
 }
 
+// Where a Matmul tiling's operands are and what share of the AIC's buffers it takes.
+struct CubeUse {
+  bool a_in_l1 = false;  // A at TSCM (NZ), else in GM
+  int64_t l1_bytes = -1;  // L1 for the Matmul's panels; -1: all of it
+  bool half_l0 = false;   // one of two Matmul objects: half of L0A/L0B/L0C, no L0 double buffers
+};
+
 // The Matmul tiling of A/B elements of `in` (FLOAT, FLOAT16, BFLOAT16) and an fp32 C.
 AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_t m, int64_t n,
-                                        int64_t k, const char* op) {
+                                        int64_t k, const char* op, const CubeUse& use = {}) {
   const platform_ascendc::PlatformAscendC platform(chip);
   matmul_tiling::MatmulApiTiling api(platform);
   const matmul_tiling::DataType ab = in == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
                                      : in == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
                                                           : matmul_tiling::DataType::DT_FLOAT;
-  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
+  if (use.a_in_l1) {
+    api.SetAType(AscendC::TPosition::TSCM, CubeFormat::NZ, ab);
+  } else {
+    api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
+  }
+  if (use.half_l0) {
+    // Base blocks of at most 128 x 128 x (32 KiB / (128 x element)): half of L0A and L0B (64
+    // KiB each on the 2201 chips), a 128 x 128 fp32 block half of L0C.
+    const int32_t kb = static_cast<int32_t>(16384 / (128 * DTypeSize(in)));
+    api.SetDoubleBuffer(true, true, false, false);
+    api.SetSplitRange(128, 128, kb, -1, -1, -1);
+  }
   api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, ab);
   api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
   const auto m32 = static_cast<int32_t>(m), n32 = static_cast<int32_t>(n),
@@ -359,7 +377,7 @@ AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_
   api.SetShape(m32, n32, k32);
   api.SetOrgShape(m32, n32, k32);
   api.SetBias(false);
-  api.SetBufferSpace(-1, -1, -1);
+  api.SetBufferSpace(static_cast<int32_t>(use.l1_bytes), use.half_l0 ? 128 * 128 * 4 : -1, -1);
   AscendC::tiling::TCubeTiling t{};
   if (api.GetTiling(t) != 0) {
     throw Error(Status(StatusCode::kInternal, StrCat(op, ": no Matmul tiling for M=", m, " N=", n,
@@ -418,7 +436,19 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   const int64_t mm_m = std::max<int64_t>(p.tq, p.tk);
   const int64_t mm_n = std::max<int64_t>({p.tk, dp, dvp});
   const int64_t mm_k = std::max<int64_t>({p.tq, p.tk, dp, dvp});
-  p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
+  if (backward) {
+    p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
+  } else {
+    // Two Matmul objects (Note [Forward L1 operands]): Q K^T with Q in L1, P V from GM, each
+    // with half of L0 and of the L1 that Q leaves.
+    const int64_t c0 = 32 / in_bytes;
+    const int64_t q_l1 = (p.tq + 15) / 16 * 16 * ((p.d + c0 - 1) / c0 * c0) * in_bytes;
+    uint64_t l1 = 0;
+    platform_ascendc::PlatformAscendC(chip).GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
+    const int64_t share = (static_cast<int64_t>(l1) - q_l1) / 2 / 512 * 512;
+    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {true, share, true});
+    p.mm_pv = CubeTiling(chip, kernel_dtype, p.tq, dvp, p.tk, op, {false, share, true});
+  }
   const int64_t group_floats =
       backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp, p.slot_buffers, in_bytes)
                : patterns::FaForwardGroupFloats(p.tq, p.tk, dvp, p.slot_buffers, in_bytes);
@@ -443,6 +473,7 @@ FlashAttentionTiling TilingOf(const FlashAttentionPlan& p, float scale, void* wo
   t.tk = p.tk;
   t.ws = static_cast<float*>(workspace);
   t.mm = p.mm;
+  t.mm_pv = p.mm_pv;
   return t;
 }
 
@@ -560,6 +591,10 @@ FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) 
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
                                     false, chip, args.op);
   p.block_dim_dkdv = 0;
+  // Three slot sets: the AIC's score products run two blocks ahead of the AIVs' softmax, which
+  // covers the AIC's latency from a block's P to its P V and the next scores (Note [Forward
+  // slots]).
+  p.slot_buffers = patterns::kFaForwardMaxSlots;
   if (p.block_dim == 0) return p;
   const int64_t dvp = (dv + 7) / 8 * 8;
   p.slots_bytes = Align512(static_cast<uint64_t>(
@@ -582,10 +617,10 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     if (s.ok()) s = EnqueueFill(stream, args.softmax_sum, 0.0f);
     return s;
   }
-  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
+  if (plan.slot_buffers < 1 || plan.slot_buffers > patterns::kFaForwardMaxSlots) {
     return Status(StatusCode::kInvalidArgument,
                   StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
-                         "; allowed: 1, 2"));
+                         "; allowed: 1, 2, 3"));
   }
   const DType dt = args.query.dtype;
   const uint64_t slots_need =
@@ -762,10 +797,10 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
     }
     return Status();
   }
-  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
+  if (plan.slot_buffers < 1 || plan.slot_buffers > patterns::kFaForwardMaxSlots) {
     return Status(StatusCode::kInvalidArgument,
                   StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
-                         "; allowed: 1, 2"));
+                         "; allowed: 1, 2, 3"));
   }
   const DType dt = args.query.dtype;
   const uint64_t slots_need = BackwardSlotBytes(plan, plan.slot_buffers, dt);

@@ -9,11 +9,12 @@
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
-//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V; the forward
-//   double-buffers its slots so the AIC runs a block ahead (Note [Forward slots]). The AIVs split
-//   the tile's rows in two halves; each keeps its rows' output accumulator in UB and the running
-//   max m and sum l of the online softmax (scale, the Hooks' score mask, the row's window, exp,
-//   rescale of the accumulator by exp(m_old - m_new)).
+//   workspace slots; the forward's A operands in L1, Note [Forward L1 operands]): S = Q K^T,
+//   then, once the AIVs have turned S into P, P V; the forward double-buffers its slots so the
+//   AIC runs a block ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves;
+//   each keeps its rows' output accumulator in UB and the running max m and sum l of the online
+//   softmax (scale, the Hooks' score mask, the row's window, exp, rescale of the accumulator by
+//   exp(m_old - m_new)).
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
 //   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
@@ -96,6 +97,7 @@ struct FlashAttentionTiling {
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
+  AscendC::tiling::TCubeTiling mm_pv{};  // forward: P V; mm then the score products
 
   int64_t Lo(int64_t i) const { return std::max<int64_t>(0, i + lo_off); }
   int64_t Hi(int64_t i) const { return std::min<int64_t>(skv - 1, i + hi_off); }
@@ -141,9 +143,9 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
   // 16-bit: P and the output in T (the row sums then fold P in place); fp32: a 64-float row of
-  // sum scratch. 65 floats of row values (Note [Row-vector softmax]).
+  // sum scratch. 73 floats of row values (Note [Row-vector softmax]).
   const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 64 * 4;
-  return (mask ? 15 : 8) * tk + 8 * op + narrow + 65 * 4;
+  return (mask ? 15 : 8) * tk + 8 * op + narrow + 73 * 4;
 }
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bool mask,
                                int64_t in_bytes) {
@@ -288,11 +290,16 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 
 // ---- forward ----
 
+// The forward's most slot sets per group (Note [Forward slots]).
+inline constexpr int32_t kFaForwardMaxSlots = 3;
+
 // Note [Forward slots]
-// The forward's group workspace holds `slots` (1 or 2) S, P and P V slots; block g of a group
+// The forward's group workspace holds `slots` (1 to 3) S, P and P V slots; block g of a group
 // (counting every live block of every item in order, g = 0, 1, ...) uses slot g % slots of each.
 // The AIC keeps slots - 1 score products ahead: it computes S_g, then P_{g-slots+1} V, so with
-// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g. The AIVs
+// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g (three, the
+// default: Q K_{g+2}^T and P_{g-1} V, so the AIC's latency from P_{g-1} through its product to
+// the scores the AIVs want next is hidden behind two blocks of softmax). The AIVs
 // likewise accumulate P_{g-slots+1} V after storing P_g (a per-block rescale factor alpha waits
 // for it: O = alpha * O + P V). Flags count blocks in order on both sides, so "the k-th wait on a
 // flag" means block k's, and every slot is rewritten only after the reader released it:
@@ -305,8 +312,8 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 // The AIVs drain at the end of each item (the output needs every product); the AIC does not:
 // it computes the next item's first score tile before the previous item's last product.
 // Mode 2 from the AIVs may count arrivals per group rather than per AIV (an AIV one block ahead
-// of its partner would complete the pair alone); with two slots an AIV can get that far ahead,
-// so before "probabilities ready" the two AIVs meet at a mode-1 flag (kRowsStored), as Note
+// of its partner would complete the pair alone); with two slots or more an AIV can get that far
+// ahead, so before "probabilities ready" the two AIVs meet at a mode-1 flag (kRowsStored), as Note
 // [Epilogue slot handoff] does: the sets the AIC counts are then one per AIV for the same block,
 // which is correct whether the hardware counts arrivals per group or waits for each AIV. With one
 // slot an AIV cannot set twice before the AIC has consumed the pair (it waits for the product of
@@ -317,8 +324,8 @@ namespace fa_detail {
 // The group's forward slots (Note [Forward slots]), P in the input dtype T.
 template <class T>
 struct ForwardSlots {
-  std::array<AscendC::GlobalTensor<float>, 2> s, pv;
-  std::array<AscendC::GlobalTensor<T>, 2> p;
+  std::array<AscendC::GlobalTensor<float>, kFaForwardMaxSlots> s, pv;
+  std::array<AscendC::GlobalTensor<T>, kFaForwardMaxSlots> p;
 };
 template <class T>
 ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
@@ -336,16 +343,70 @@ ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
 
 }  // namespace fa_detail
 
-// The AIC of a forward group: Q, K and V in T, S and P V in fp32.
+namespace fa_detail {
+
+// Copies the rows x cols ND block at src (row pitch ld elements, at most 65535: the op stages
+// operands with longer rows) into the L1 tensor dst as the Matmul's TSCM A operand wants it
+// (Note [Matmul local operands]): NZ, fractal columns C0 wide and Round(rows, 16) tall, a
+// partial last C0 block zero-filled. One Nd2Nz copy on MTE2.
+template <class T>
+inline void CopyToL1(const LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, int64_t rows,
+                     int64_t cols, int64_t ld) {
+  using namespace AscendC;
+  DataCopy(dst, src,
+           Nd2NzParams(1, static_cast<uint16_t>(rows), static_cast<uint16_t>(cols), 0,
+                       static_cast<uint16_t>(ld), static_cast<uint16_t>((rows + 15) / 16 * 16), 1,
+                       0));
+}
+
+// As Product with A (m x k, not transposed) in L1 (the Matmul's A at TSCM, NZ: CopyToL1).
+template <class MM, class TA>
+inline void ProductL1(MM& mm, const AscendC::GlobalTensor<float>& c, int64_t ldc,
+                      const LocalTensor<TA>& a, const AscendC::GlobalTensor<TA>& b, bool b_trans,
+                      int64_t ldb, int64_t m, int64_t n, int64_t k) {
+  const int org_kb = static_cast<int>(b_trans ? ldb : k);
+  const int org_n = static_cast<int>(b_trans ? n : ldb);
+  mm.SetOrgShape(static_cast<int>(m), org_n, static_cast<int>(k), org_kb, static_cast<int>(ldc));
+  mm.SetTail(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k));
+  mm.SetTensorA(a, false);
+  mm.SetTensorB(b, b_trans);
+  mm.IterateAll(c);
+  mm.End();
+}
+
+}  // namespace fa_detail
+
+// The AIC of a forward group: Q, K and V in T, S and P V in fp32; Q in L1 (Note [Forward L1
+// operands]).
+//
+// Note [Forward L1 operands]
+// The AIC copies an item's Q tile into L1 once, at its first live block, and every score product
+// of the item reads it from there (the score Matmul's A at TSCM, tiling t.mm): a GM A would be
+// reloaded for each kv block, a quarter of the AIC's MTE2 bytes and one GM -> L1 copy per block.
+// A Matmul with an L1 operand orders MTE1 -> MTE2 when a computation ends (so the kernel may
+// refill the tensor): Q is rewritten only after the item's last score product. P V runs on a
+// second Matmul object with GM operands (tiling t.mm_pv), whose own panel queues order its
+// loads, so its P and V copies, and the next block's K copy, need not wait for every earlier L0
+// fill; each object has its own L0A/L0B/L0C share (half of each), so one product's Fixpipe and
+// the other's Mmad overlap.
 template <class T>
 inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using namespace AscendC;
   using namespace fa_detail;
+  using L1Type = AscendC::MatmulType<TPosition::TSCM, CubeFormat::NZ, T>;
   using InType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, T>;
   using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
   TPipe pipe;
-  AscendC::Matmul<InType, InType, FType> mm;
-  mm.Init(&t.mm, &pipe);
+  AscendC::Matmul<L1Type, InType, FType> mm_s;
+  AscendC::Matmul<InType, InType, FType> mm_pv;
+  mm_s.Init(&t.mm, &pipe);
+  mm_pv.Init(&t.mm_pv, &pipe);
+  constexpr int64_t kC0 = 32 / static_cast<int64_t>(sizeof(T));
+  TQue<TPosition::TSCM, 1> que_q;
+  pipe.InitBuffer(que_q, 1,
+                  static_cast<uint32_t>((t.tq + 15) / 16 * 16 * ((t.d + kC0 - 1) / kC0 * kC0) *
+                                        static_cast<int64_t>(sizeof(T))));
+  LocalTensor<T> lq = que_q.AllocTensor<T>();
   const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gk = Gm<T>(t.k.data, t.k.span),
                         gv = Gm<T>(t.v.data, t.v.span);
   const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, GetBlockIdx());
@@ -353,13 +414,13 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   struct Pending {
     int64_t rows = 0, bk = 0, v_off = 0;
   };
-  std::array<Pending, 2> pending{};
+  std::array<Pending, kFaForwardMaxSlots> pending{};
   int64_t issued = 0, done = 0;  // blocks whose S, resp. P V, the AIC has computed
   const auto product = [&] {
-    const Pending& pd = pending[done % 2];
+    const Pending& pd = pending[done % kFaForwardMaxSlots];
     const int64_t slot = done % t.slots;
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-    Product(mm, sl.pv[slot], t.DvPad(), sl.p[slot], false, t.tk, gv[pd.v_off], false, t.v.ss,
+    Product(mm_pv, sl.pv[slot], t.DvPad(), sl.p[slot], false, t.tk, gv[pd.v_off], false, t.v.ss,
             pd.rows, t.dv, pd.bk);
     CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
     ++done;
@@ -370,18 +431,24 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
     const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
     const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
     const int64_t nk = n / group_heads;
+    bool q_loaded = false;
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      Product(mm, sl.s[issued % t.slots], t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
-              gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
+      if (!q_loaded) {
+        CopyToL1(lq, gq[t.q.Offset(b, n, q0)], rows, t.d, t.q.ss);
+        q_loaded = true;
+      }
+      ProductL1(mm_s, sl.s[issued % t.slots], t.tk, lq, gk[t.k.Offset(b, nk, k0)], true, t.k.ss,
+                rows, bk, t.d);
       CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
-      pending[issued % 2] = {rows, bk, t.v.Offset(b, nk, k0)};
+      pending[issued % kFaForwardMaxSlots] = {rows, bk, t.v.Offset(b, nk, k0)};
       ++issued;
       if (issued - done >= t.slots) product();
     }
   }
   while (done < issued) product();
+  que_q.FreeTensor(lq);
 }
 
 namespace fa_detail {
@@ -464,9 +531,9 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   pipe.InitBuffer(b_o, rq * op * 4);
   pipe.InitBuffer(b_pv, rq * op * 4);
   // Per row: m (two, swapped per block), l, the block's max and sum, alpha, the final 1 / l, the
-  // stored max and sum; per row a DataBlock each: reduction scratch, the broadcast max, two
+  // stored max and sum; per row a DataBlock each: reduction scratch, the broadcast max, three
   // pending alphas, the broadcast 1 / l, the stored max and sum.
-  pipe.InitBuffer(b_rows, rq * (9 + 7 * 8) * 4);
+  pipe.InitBuffer(b_rows, rq * (9 + 8 * 8) * 4);
   LocalTensor<T> ub_pn, ub_on;  // kNarrow: P and the output in T
   LocalTensor<float> ub_half;   // fp32: rows x 64, the row sums' scratch (kNarrow: P, after Cast)
   if constexpr (kNarrow) {
@@ -498,7 +565,8 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
                            ub_inv = rows_all[6 * rq], ub_mout = rows_all[7 * rq],
                            ub_lout = rows_all[8 * rq];
   const LocalTensor<float> blocks = rows_all[9 * rq], ub_mb = rows_all[17 * rq];
-  const std::array<LocalTensor<float>, 2> ub_ab = {rows_all[25 * rq], rows_all[33 * rq]};
+  const std::array<LocalTensor<float>, kFaForwardMaxSlots> ub_ab = {
+      rows_all[25 * rq], rows_all[33 * rq], rows_all[65 * rq]};
   const LocalTensor<float> ub_ib = rows_all[41 * rq], ub_max = rows_all[49 * rq],
                            ub_sum = rows_all[57 * rq];
   const LocalTensor<float> ub_o = b_o.Get<float>(), ub_pv = b_pv.Get<float>();
@@ -507,7 +575,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
   Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * op));
   Duplicate(ub_o, 0.0f, static_cast<int32_t>(rq * op));
-  Duplicate(rows_all, 0.0f, static_cast<int32_t>(rq * (9 + 7 * 8)));
+  Duplicate(rows_all, 0.0f, static_cast<int32_t>(rq * (9 + 8 * 8)));
 
   const GlobalTensor<T> go = Gm<T>(t.o.data, t.o.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, t.batch * t.nq * t.sq * kFaStatWidth);
@@ -570,7 +638,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
     if (me.count > 0) {
       // O = alpha * O + P V (Note [Forward slots]).
-      RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ab[done % 2], rp, op, op);
+      RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ab[done % kFaForwardMaxSlots], rp, op, op);
       Add(ub_o, ub_o, ub_pv, n_o);
     }
     Sync<HardEvent::V_MTE2>();
@@ -630,7 +698,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
         Sub(ub_alpha, m_old, m_new, nr);
         Exp(ub_alpha, ub_alpha, nr);
         Brcb(ub_mb, m_new, static_cast<uint8_t>(rp / 8), {1, 8});
-        Brcb(ub_ab[issued % 2], ub_alpha, static_cast<uint8_t>(rp / 8), {1, 8});
+        Brcb(ub_ab[issued % kFaForwardMaxSlots], ub_alpha, static_cast<uint8_t>(rp / 8), {1, 8});
         RowBroadcast(RowOp::kSub, sb.p, sb.s, ub_mb, rp, tk, tk);
         SetFlag<HardEvent::V_MTE2>(EVENT_ID1);  // sb.s is free for the next block's S
         Exp(sb.p, sb.p, n_all);
