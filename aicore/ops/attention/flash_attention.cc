@@ -446,7 +446,7 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
     uint64_t l1 = 0;
     platform_ascendc::PlatformAscendC(chip).GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
     const int64_t share = (static_cast<int64_t>(l1) - q_l1) / 2 / 512 * 512;
-    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {true, share, true});
+    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {false, share, true});
     p.mm_pv = CubeTiling(chip, kernel_dtype, p.tq, dvp, p.tk, op, {false, share, true});
   }
   const int64_t group_floats =

@@ -9,11 +9,11 @@
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
-//   workspace slots; the forward's A operands in L1, Note [Forward L1 operands]): S = Q K^T,
-//   then, once the AIVs have turned S into P, P V; the forward double-buffers its slots so the
-//   AIC runs a block ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves;
-//   each keeps its rows' output accumulator in UB and the running max m and sum l of the online
-//   softmax (scale, the Hooks' score mask, the row's window, exp, rescale of the accumulator by
+//   workspace slots; the forward uses two, Note [Forward Matmuls]): S = Q K^T, then, once the
+//   AIVs have turned S into P, P V; the forward double-buffers its slots so the AIC runs a
+//   block ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves; each keeps
+//   its rows' output accumulator in UB and the running max m and sum l of the online softmax
+//   (scale, the Hooks' score mask, the row's window, exp, rescale of the accumulator by
 //   exp(m_old - m_new)).
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
@@ -343,70 +343,27 @@ ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
 
 }  // namespace fa_detail
 
-namespace fa_detail {
-
-// Copies the rows x cols ND block at src (row pitch ld elements, at most 65535: the op stages
-// operands with longer rows) into the L1 tensor dst as the Matmul's TSCM A operand wants it
-// (Note [Matmul local operands]): NZ, fractal columns C0 wide and Round(rows, 16) tall, a
-// partial last C0 block zero-filled. One Nd2Nz copy on MTE2.
-template <class T>
-inline void CopyToL1(const LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src, int64_t rows,
-                     int64_t cols, int64_t ld) {
-  using namespace AscendC;
-  DataCopy(dst, src,
-           Nd2NzParams(1, static_cast<uint16_t>(rows), static_cast<uint16_t>(cols), 0,
-                       static_cast<uint16_t>(ld), static_cast<uint16_t>((rows + 15) / 16 * 16), 1,
-                       0));
-}
-
-// As Product with A (m x k, not transposed) in L1 (the Matmul's A at TSCM, NZ: CopyToL1).
-template <class MM, class TA>
-inline void ProductL1(MM& mm, const AscendC::GlobalTensor<float>& c, int64_t ldc,
-                      const LocalTensor<TA>& a, const AscendC::GlobalTensor<TA>& b, bool b_trans,
-                      int64_t ldb, int64_t m, int64_t n, int64_t k) {
-  const int org_kb = static_cast<int>(b_trans ? ldb : k);
-  const int org_n = static_cast<int>(b_trans ? n : ldb);
-  mm.SetOrgShape(static_cast<int>(m), org_n, static_cast<int>(k), org_kb, static_cast<int>(ldc));
-  mm.SetTail(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k));
-  mm.SetTensorA(a, false);
-  mm.SetTensorB(b, b_trans);
-  mm.IterateAll(c);
-  mm.End();
-}
-
-}  // namespace fa_detail
-
-// The AIC of a forward group: Q, K and V in T, S and P V in fp32; Q in L1 (Note [Forward L1
-// operands]).
+// The AIC of a forward group: Q, K and V in T, S and P V in fp32 (Note [Forward Matmuls]).
 //
-// Note [Forward L1 operands]
-// The AIC copies an item's Q tile into L1 once, at its first live block, and every score product
-// of the item reads it from there (the score Matmul's A at TSCM, tiling t.mm): a GM A would be
-// reloaded for each kv block, a quarter of the AIC's MTE2 bytes and one GM -> L1 copy per block.
-// A Matmul with an L1 operand orders MTE1 -> MTE2 when a computation ends (so the kernel may
-// refill the tensor): Q is rewritten only after the item's last score product. P V runs on a
-// second Matmul object with GM operands (tiling t.mm_pv), whose own panel queues order its
-// loads, so its P and V copies, and the next block's K copy, need not wait for every earlier L0
-// fill; each object has its own L0A/L0B/L0C share (half of each), so one product's Fixpipe and
-// the other's Mmad overlap.
+// Note [Forward Matmuls]
+// The AIC runs the score products and the P V products on two Matmul objects with GM operands
+// (tilings t.mm and t.mm_pv), each with half of L0A, L0B and L0C (Plan), so one product's Fixpipe
+// overlaps the other's Mmad and the L1 -> L0 fills of the next product need not wait for the
+// last one's Mmad. Keeping the Q tile in L1 across the kv loop (the Matmul's A at TSCM) was
+// tried and is slower in the timing model: a Matmul with an L1 operand orders MTE1 -> MTE2 at
+// the end of every computation (so the kernel may refill the tensor), which holds the next
+// block's P, V and K copies until the score product's L0 fills are done; on ascend910b1 fp16
+// b1h3_s4096_d128 that wait cost more than the Q reload it saved (aic_mac 0.41 against 0.44).
 template <class T>
 inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using namespace AscendC;
   using namespace fa_detail;
-  using L1Type = AscendC::MatmulType<TPosition::TSCM, CubeFormat::NZ, T>;
   using InType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, T>;
   using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
   TPipe pipe;
-  AscendC::Matmul<L1Type, InType, FType> mm_s;
-  AscendC::Matmul<InType, InType, FType> mm_pv;
+  AscendC::Matmul<InType, InType, FType> mm_s, mm_pv;
   mm_s.Init(&t.mm, &pipe);
   mm_pv.Init(&t.mm_pv, &pipe);
-  constexpr int64_t kC0 = 32 / static_cast<int64_t>(sizeof(T));
-  TQue<TPosition::TSCM, 1> que_q;
-  pipe.InitBuffer(que_q, 1,
-                  static_cast<uint32_t>((t.tq + 15) / 16 * 16 * ((t.d + kC0 - 1) / kC0 * kC0) *
-                                        static_cast<int64_t>(sizeof(T))));
-  LocalTensor<T> lq = que_q.AllocTensor<T>();
   const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gk = Gm<T>(t.k.data, t.k.span),
                         gv = Gm<T>(t.v.data, t.v.span);
   const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, GetBlockIdx());
@@ -431,16 +388,11 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
     const int64_t b = item / (t.nq * t.QTiles()), n = item / t.QTiles() % t.nq;
     const int64_t q0 = item % t.QTiles() * t.tq, rows = std::min<int64_t>(t.tq, t.sq - q0);
     const int64_t nk = n / group_heads;
-    bool q_loaded = false;
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      if (!q_loaded) {
-        CopyToL1(lq, gq[t.q.Offset(b, n, q0)], rows, t.d, t.q.ss);
-        q_loaded = true;
-      }
-      ProductL1(mm_s, sl.s[issued % t.slots], t.tk, lq, gk[t.k.Offset(b, nk, k0)], true, t.k.ss,
-                rows, bk, t.d);
+      Product(mm_s, sl.s[issued % t.slots], t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
+              gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
       CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
       pending[issued % kFaForwardMaxSlots] = {rows, bk, t.v.Offset(b, nk, k0)};
       ++issued;
@@ -448,7 +400,6 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
     }
   }
   while (done < issued) product();
-  que_q.FreeTensor(lq);
 }
 
 namespace fa_detail {
