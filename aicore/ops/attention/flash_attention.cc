@@ -7,7 +7,8 @@
 // - The sparse mode becomes a window [i + lo_off, i + hi_off] per row i (modes 2..4 and pre/next
 //   tokens) plus, in modes 0 and 1, the explicit mask the kernel reads.
 // - Tiles: tk = 128 kv rows; tq (<= 128, a multiple of 16) from the AIVs' UB budget for D, the
-//   dtype and the mask. Both passes double-buffer their slots (FlashAttentionPlan::slot_buffers).
+//   dtype and the mask. The forward triple-buffers its slots, the backward double-buffers them
+//   (FlashAttentionPlan::slot_buffers); the forward's AIC runs Q K^T and P V on two Matmuls.
 // - Groups: min(items, AICs); each gets workspace slots (FlashAttentionTiling).
 #include "aicore/ops/attention/flash_attention.h"
 
