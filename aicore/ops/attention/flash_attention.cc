@@ -344,11 +344,10 @@ TensorRef MaskView(const TensorRef& m) {
   return r;
 }
 
-// Where a Matmul tiling's operands are and what share of the AIC's buffers it takes.
+// The part of the AIC's buffers a Matmul tiling may take.
 struct CubeUse {
-  bool a_in_l1 = false;  // A at TSCM (NZ), else in GM
   int64_t l1_bytes = -1;  // L1 for the Matmul's panels; -1: all of it
-  bool half_l0 = false;   // one of two Matmul objects: half of L0A/L0B/L0C, no L0 double buffers
+  bool half_l0 = false;   // one of two Matmul objects: half of L0A/L0B/L0C
 };
 
 // The Matmul tiling of A/B elements of `in` (FLOAT, FLOAT16, BFLOAT16) and an fp32 C.
@@ -359,14 +358,10 @@ AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_
   const matmul_tiling::DataType ab = in == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
                                      : in == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
                                                           : matmul_tiling::DataType::DT_FLOAT;
-  if (use.a_in_l1) {
-    api.SetAType(AscendC::TPosition::TSCM, CubeFormat::NZ, ab);
-  } else {
-    api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
-  }
+  api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
   if (use.half_l0) {
-    // Base blocks of at most 128 x 128 x (32 KiB / (128 x element)): half of L0A and L0B (64
-    // KiB each on the 2201 chips), a 128 x 128 fp32 block half of L0C.
+    // Base blocks of at most 128 x 128 x (16 KiB / (128 x element)), double-buffered: half of
+    // L0A and L0B (64 KiB each on the 2201 chips); a 128 x 128 fp32 block, half of L0C.
     const int32_t kb = static_cast<int32_t>(16384 / (128 * DTypeSize(in)));
     api.SetDoubleBuffer(true, true, false, false);
     api.SetSplitRange(128, 128, kb, -1, -1, -1);
@@ -440,15 +435,12 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   if (backward) {
     p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
   } else {
-    // Two Matmul objects (Note [Forward L1 operands]): Q K^T with Q in L1, P V from GM, each
-    // with half of L0 and of the L1 that Q leaves.
-    const int64_t c0 = 32 / in_bytes;
-    const int64_t q_l1 = (p.tq + 15) / 16 * 16 * ((p.d + c0 - 1) / c0 * c0) * in_bytes;
+    // Two Matmul objects (Note [Forward Matmuls]): Q K^T and P V, each with half of L0 and L1.
     uint64_t l1 = 0;
     platform_ascendc::PlatformAscendC(chip).GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
-    const int64_t share = (static_cast<int64_t>(l1) - q_l1) / 2 / 512 * 512;
-    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {false, share, true});
-    p.mm_pv = CubeTiling(chip, kernel_dtype, p.tq, dvp, p.tk, op, {false, share, true});
+    const int64_t share = static_cast<int64_t>(l1) / 2 / 512 * 512;
+    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {share, true});
+    p.mm_pv = CubeTiling(chip, kernel_dtype, p.tq, dvp, p.tk, op, {share, true});
   }
   const int64_t group_floats =
       backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp, p.slot_buffers, in_bytes)
@@ -798,10 +790,10 @@ Status Launch(const FlashAttentionGradArgs& args, const FlashAttentionPlan& plan
     }
     return Status();
   }
-  if (plan.slot_buffers < 1 || plan.slot_buffers > patterns::kFaForwardMaxSlots) {
+  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
     return Status(StatusCode::kInvalidArgument,
                   StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
-                         "; allowed: 1, 2, 3"));
+                         "; allowed: 1, 2"));
   }
   const DType dt = args.query.dtype;
   const uint64_t slots_need = BackwardSlotBytes(plan, plan.slot_buffers, dt);

@@ -78,7 +78,7 @@ struct FlashAttentionPlan {
   // is refused.
   int32_t slot_buffers = 2;
   AscendC::tiling::TCubeTiling mm{};
-  AscendC::tiling::TCubeTiling mm_pv{};  // forward: P V (mm: Q K^T; Note [Forward L1 operands])
+  AscendC::tiling::TCubeTiling mm_pv{};  // forward: P V (mm: Q K^T; Note [Forward Matmuls])
   uint64_t slots_bytes = 0;      // the groups' slots, at the workspace's start
   uint64_t workspace_bytes = 0;  // slots + staging
   const arch::Chip* chip = nullptr;

@@ -10,8 +10,8 @@
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
 //   workspace slots; the forward uses two, Note [Forward Matmuls]): S = Q K^T, then, once the
-//   AIVs have turned S into P, P V; the forward double-buffers its slots so the AIC runs a
-//   block ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves; each keeps
+//   AIVs have turned S into P, P V; the forward triple-buffers its slots so the AIC runs two
+//   blocks ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves; each keeps
 //   its rows' output accumulator in UB and the running max m and sum l of the online softmax
 //   (scale, the Hooks' score mask, the row's window, exp, rescale of the accumulator by
 //   exp(m_old - m_new)).
@@ -297,9 +297,9 @@ inline constexpr int32_t kFaForwardMaxSlots = 3;
 // The forward's group workspace holds `slots` (1 to 3) S, P and P V slots; block g of a group
 // (counting every live block of every item in order, g = 0, 1, ...) uses slot g % slots of each.
 // The AIC keeps slots - 1 score products ahead: it computes S_g, then P_{g-slots+1} V, so with
-// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g (three, the
-// default: Q K_{g+2}^T and P_{g-1} V, so the AIC's latency from P_{g-1} through its product to
-// the scores the AIVs want next is hidden behind two blocks of softmax). The AIVs
+// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g; with three
+// (the default) Q K_{g+1}^T, P_{g-1} V and Q K_{g+2}^T, so the AIC's latency from a block's P
+// through its product to the next scores hides behind two blocks of softmax. The AIVs
 // likewise accumulate P_{g-slots+1} V after storing P_g (a per-block rescale factor alpha waits
 // for it: O = alpha * O + P V). Flags count blocks in order on both sides, so "the k-th wait on a
 // flag" means block k's, and every slot is rewritten only after the reader released it:
