@@ -365,9 +365,9 @@ TEST(FlashAttentionTest, Dtypes) {
 // with tails (Skv not a multiple of the kv block, several blocks per q tile, more items than
 // groups so the AIC runs ahead across items), windows that skip blocks, an explicit mask with a
 // fully masked row, GQA and odd head dims.
-TEST(FlashAttentionTest, SlotBuffersOneAndTwo) {
+TEST(FlashAttentionTest, SlotBuffersOneTwoAndThree) {
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
-    for (int slots : {1, 2}) {
+    for (int slots : {1, 2, 3}) {
       Case c;
       c.dtype = dt;
       c.slot_buffers = slots;
@@ -432,7 +432,7 @@ TEST(FlashAttentionTest, SlotBuffersOutOfRangeAreRefused) {
   a.attention_out = t.out->Ref({1, 1, 1, 1});
   FlashAttentionPlan plan = Plan(a, arch::DefaultChip());
   DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
-  for (int slots : {0, 3}) {
+  for (int slots : {0, 4}) {
     plan.slot_buffers = slots;
     const Status s = Launch(a, plan, ws.data(), nullptr);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -746,7 +746,7 @@ TEST(FlashAttentionBackwardTest, SlotBuffersOutOfRangeAreRefused) {
   a.dv = dv.Ref({1, 1, 1, 1});
   FlashAttentionPlan plan = Plan(a, arch::DefaultChip());
   DeviceTensor ws(DType::kU8, static_cast<int64_t>(plan.workspace_bytes));
-  for (int slots : {0, 3}) {
+  for (int slots : {0, 4}) {
     plan.slot_buffers = slots;
     const Status s = Launch(a, plan, ws.data(), nullptr);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

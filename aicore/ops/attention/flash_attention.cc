@@ -7,7 +7,8 @@
 // - The sparse mode becomes a window [i + lo_off, i + hi_off] per row i (modes 2..4 and pre/next
 //   tokens) plus, in modes 0 and 1, the explicit mask the kernel reads.
 // - Tiles: tk = 128 kv rows; tq (<= 128, a multiple of 16) from the AIVs' UB budget for D, the
-//   dtype and the mask. Both passes double-buffer their slots (FlashAttentionPlan::slot_buffers).
+//   dtype and the mask. The forward triple-buffers its slots, the backward double-buffers them
+//   (FlashAttentionPlan::slot_buffers); the forward's AIC runs Q K^T and P V on two Matmuls.
 // - Groups: min(items, AICs); each gets workspace slots (FlashAttentionTiling).
 #include "aicore/ops/attention/flash_attention.h"
 
@@ -343,15 +344,28 @@ TensorRef MaskView(const TensorRef& m) {
   return r;
 }
 
+// The part of the AIC's buffers a Matmul tiling may take.
+struct CubeUse {
+  int64_t l1_bytes = -1;  // L1 for the Matmul's panels; -1: all of it
+  bool half_l0 = false;   // one of two Matmul objects: half of L0A/L0B/L0C
+};
+
 // The Matmul tiling of A/B elements of `in` (FLOAT, FLOAT16, BFLOAT16) and an fp32 C.
 AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_t m, int64_t n,
-                                        int64_t k, const char* op) {
+                                        int64_t k, const char* op, const CubeUse& use = {}) {
   const platform_ascendc::PlatformAscendC platform(chip);
   matmul_tiling::MatmulApiTiling api(platform);
   const matmul_tiling::DataType ab = in == DType::kF16    ? matmul_tiling::DataType::DT_FLOAT16
                                      : in == DType::kBF16 ? matmul_tiling::DataType::DT_BF16
                                                           : matmul_tiling::DataType::DT_FLOAT;
   api.SetAType(AscendC::TPosition::GM, CubeFormat::ND, ab);
+  if (use.half_l0) {
+    // Base blocks of at most 128 x 128 x (16 KiB / (128 x element)), double-buffered: half of
+    // L0A and L0B (64 KiB each on the 2201 chips); a 128 x 128 fp32 block, half of L0C.
+    const int32_t kb = static_cast<int32_t>(16384 / (128 * DTypeSize(in)));
+    api.SetDoubleBuffer(true, true, false, false);
+    api.SetSplitRange(128, 128, kb, -1, -1, -1);
+  }
   api.SetBType(AscendC::TPosition::GM, CubeFormat::ND, ab);
   api.SetCType(AscendC::TPosition::GM, CubeFormat::ND, matmul_tiling::DataType::DT_FLOAT);
   const auto m32 = static_cast<int32_t>(m), n32 = static_cast<int32_t>(n),
@@ -359,7 +373,7 @@ AscendC::tiling::TCubeTiling CubeTiling(const arch::Chip& chip, DType in, int64_
   api.SetShape(m32, n32, k32);
   api.SetOrgShape(m32, n32, k32);
   api.SetBias(false);
-  api.SetBufferSpace(-1, -1, -1);
+  api.SetBufferSpace(static_cast<int32_t>(use.l1_bytes), use.half_l0 ? 128 * 128 * 4 : -1, -1);
   AscendC::tiling::TCubeTiling t{};
   if (api.GetTiling(t) != 0) {
     throw Error(Status(StatusCode::kInternal, StrCat(op, ": no Matmul tiling for M=", m, " N=", n,
@@ -418,7 +432,16 @@ FlashAttentionPlan PlanCommon(const Heads& hq, const Heads& hkv, int64_t dv, boo
   const int64_t mm_m = std::max<int64_t>(p.tq, p.tk);
   const int64_t mm_n = std::max<int64_t>({p.tk, dp, dvp});
   const int64_t mm_k = std::max<int64_t>({p.tq, p.tk, dp, dvp});
-  p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
+  if (backward) {
+    p.mm = CubeTiling(chip, kernel_dtype, mm_m, mm_n, mm_k, op);
+  } else {
+    // Two Matmul objects (Note [Forward Matmuls]): Q K^T and P V, each with half of L0 and L1.
+    uint64_t l1 = 0;
+    platform_ascendc::PlatformAscendC(chip).GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
+    const int64_t share = static_cast<int64_t>(l1) / 2 / 512 * 512;
+    p.mm = CubeTiling(chip, kernel_dtype, p.tq, p.tk, dp, op, {share, true});
+    p.mm_pv = CubeTiling(chip, kernel_dtype, p.tq, dvp, p.tk, op, {share, true});
+  }
   const int64_t group_floats =
       backward ? patterns::FaBackwardGroupFloats(p.tq, p.tk, dp, dvp, p.slot_buffers, in_bytes)
                : patterns::FaForwardGroupFloats(p.tq, p.tk, dvp, p.slot_buffers, in_bytes);
@@ -443,6 +466,7 @@ FlashAttentionTiling TilingOf(const FlashAttentionPlan& p, float scale, void* wo
   t.tk = p.tk;
   t.ws = static_cast<float*>(workspace);
   t.mm = p.mm;
+  t.mm_pv = p.mm_pv;
   return t;
 }
 
@@ -560,6 +584,10 @@ FlashAttentionPlan Plan(const FlashAttentionArgs& args, const arch::Chip& chip) 
   FlashAttentionPlan p = PlanCommon(hq, hkv, dv, args.has_mask, args.query.dtype, args.attrs,
                                     false, chip, args.op);
   p.block_dim_dkdv = 0;
+  // Three slot sets: the AIC's score products run two blocks ahead of the AIVs' softmax, which
+  // covers the AIC's latency from a block's P to its P V and the next scores (Note [Forward
+  // slots]).
+  p.slot_buffers = patterns::kFaForwardMaxSlots;
   if (p.block_dim == 0) return p;
   const int64_t dvp = (dv + 7) / 8 * 8;
   p.slots_bytes = Align512(static_cast<uint64_t>(
@@ -582,10 +610,10 @@ Status Launch(const FlashAttentionArgs& args, const FlashAttentionPlan& plan, vo
     if (s.ok()) s = EnqueueFill(stream, args.softmax_sum, 0.0f);
     return s;
   }
-  if (plan.slot_buffers != 1 && plan.slot_buffers != 2) {
+  if (plan.slot_buffers < 1 || plan.slot_buffers > patterns::kFaForwardMaxSlots) {
     return Status(StatusCode::kInvalidArgument,
                   StrCat(args.op, ": FlashAttentionPlan::slot_buffers is ", plan.slot_buffers,
-                         "; allowed: 1, 2"));
+                         "; allowed: 1, 2, 3"));
   }
   const DType dt = args.query.dtype;
   const uint64_t slots_need =

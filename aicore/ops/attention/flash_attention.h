@@ -70,13 +70,15 @@ struct FlashAttentionPlan {
   int64_t lo_off = 0, hi_off = 0;
   uint32_t block_dim = 0;       // groups (1 AIC + 2 AIVs)
   uint32_t block_dim_dkdv = 0;  // backward: the dK/dV pass's groups
-  // Workspace slot sets per group, 1 or 2 (Launch refuses others), in both passes. With 2 the
-  // AIC computes the next block's scores while the AIVs run the online softmax (forward, Note
-  // [Forward slots]) or turn the previous scores into dS (backward, Note [Backward slots]). Plan
-  // reserves the workspace for the value it has (2); lowering it afterwards is allowed, raising
-  // it is refused.
+  // Workspace slot sets per group: forward 1 to 3 (Plan: 3), backward 1 or 2 (Plan: 2); Launch
+  // refuses others. With 2 the AIC computes the next block's scores while the AIVs run the
+  // online softmax (forward, Note [Forward slots]) or turn the previous scores into dS
+  // (backward, Note [Backward slots]); with 3 the forward's AIC runs two blocks ahead. Plan
+  // reserves the workspace for the value it has; lowering it afterwards is allowed, raising it
+  // is refused.
   int32_t slot_buffers = 2;
   AscendC::tiling::TCubeTiling mm{};
+  AscendC::tiling::TCubeTiling mm_pv{};  // forward: P V (mm: Q K^T; Note [Forward Matmuls])
   uint64_t slots_bytes = 0;      // the groups' slots, at the workspace's start
   uint64_t workspace_bytes = 0;  // slots + staging
   const arch::Chip* chip = nullptr;

@@ -9,11 +9,12 @@
 //   (batch, kv head, kv block of `tk` rows) for the dK/dV pass; they go round-robin over groups.
 //   The AIC and both AIVs of a group walk the same items and the same live kv blocks.
 // - The AIC runs every product with one Matmul object (GM operands, GM results in the group's
-//   workspace slots): S = Q K^T, then, once the AIVs have turned S into P, P V; the forward
-//   double-buffers its slots so the AIC runs a block ahead (Note [Forward slots]). The AIVs split
-//   the tile's rows in two halves; each keeps its rows' output accumulator in UB and the running
-//   max m and sum l of the online softmax (scale, the Hooks' score mask, the row's window, exp,
-//   rescale of the accumulator by exp(m_old - m_new)).
+//   workspace slots; the forward uses two, Note [Forward Matmuls]): S = Q K^T, then, once the
+//   AIVs have turned S into P, P V; the forward triple-buffers its slots so the AIC runs two
+//   blocks ahead (Note [Forward slots]). The AIVs split the tile's rows in two halves; each keeps
+//   its rows' output accumulator in UB and the running max m and sum l of the online softmax
+//   (scale, the Hooks' score mask, the row's window, exp, rescale of the accumulator by
+//   exp(m_old - m_new)).
 // - Blocks no row of a tile can see (causal / band windows) are skipped on all three cores.
 // - Cross-core flags (mode 2) order the slots: AIC -> AIVs "scores ready" and "product ready",
 //   AIVs -> AIC "probabilities ready". Each slot is rewritten only after the other side's flag
@@ -99,6 +100,7 @@ struct FlashAttentionTiling {
   float* ws = nullptr;  // groups x ws_group_floats
   int64_t ws_group_floats = 0;
   AscendC::tiling::TCubeTiling mm{};  // covers every product of the kernel (SetTail per product)
+  AscendC::tiling::TCubeTiling mm_pv{};  // forward: P V; mm then the score products
 
   int64_t Lo(int64_t i) const { return std::max<int64_t>(0, i + lo_off); }
   int64_t Hi(int64_t i) const { return std::min<int64_t>(skv - 1, i + hi_off); }
@@ -144,9 +146,9 @@ inline int64_t FaOutPitch(int64_t dv, int64_t out_bytes) {
 inline int64_t FaForwardRowBytes(int64_t tk, int64_t dv, bool mask, int64_t in_bytes) {
   const int64_t op = FaOutPitch(dv, in_bytes);
   // 16-bit: P and the output in T (the row sums then fold P in place); fp32: a 64-float row of
-  // sum scratch. 65 floats of row values (Note [Row-vector softmax]).
+  // sum scratch. 73 floats of row values (Note [Row-vector softmax]).
   const int64_t narrow = in_bytes == 2 ? 2 * tk + 2 * op : 64 * 4;
-  return (mask ? 15 : 8) * tk + 8 * op + narrow + 65 * 4;
+  return (mask ? 15 : 8) * tk + 8 * op + narrow + 73 * 4;
 }
 inline int64_t FaBackwardBytes(int64_t tq, int64_t tk, int64_t d, int64_t dv, bool mask,
                                int64_t in_bytes) {
@@ -291,11 +293,16 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 
 // ---- forward ----
 
+// The forward's most slot sets per group (Note [Forward slots]).
+inline constexpr int32_t kFaForwardMaxSlots = 3;
+
 // Note [Forward slots]
-// The forward's group workspace holds `slots` (1 or 2) S, P and P V slots; block g of a group
+// The forward's group workspace holds `slots` (1 to 3) S, P and P V slots; block g of a group
 // (counting every live block of every item in order, g = 0, 1, ...) uses slot g % slots of each.
 // The AIC keeps slots - 1 score products ahead: it computes S_g, then P_{g-slots+1} V, so with
-// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g. The AIVs
+// two slots it multiplies Q K_{g+1}^T and P_{g-1} V while the AIVs turn S_g into P_g; with three
+// (the default) Q K_{g+1}^T, P_{g-1} V and Q K_{g+2}^T, so the AIC's latency from a block's P
+// through its product to the next scores hides behind two blocks of softmax. The AIVs
 // likewise accumulate P_{g-slots+1} V after storing P_g (a per-block rescale factor alpha waits
 // for it: O = alpha * O + P V). Flags count blocks in order on both sides, so "the k-th wait on a
 // flag" means block k's, and every slot is rewritten only after the reader released it:
@@ -308,8 +315,8 @@ inline bool RowWindow(const FlashAttentionTiling& t, int64_t i, int64_t k0, int6
 // The AIVs drain at the end of each item (the output needs every product); the AIC does not:
 // it computes the next item's first score tile before the previous item's last product.
 // Mode 2 from the AIVs may count arrivals per group rather than per AIV (an AIV one block ahead
-// of its partner would complete the pair alone); with two slots an AIV can get that far ahead,
-// so before "probabilities ready" the two AIVs meet at a mode-1 flag (kRowsStored), as Note
+// of its partner would complete the pair alone); with two slots or more an AIV can get that far
+// ahead, so before "probabilities ready" the two AIVs meet at a mode-1 flag (kRowsStored), as Note
 // [Epilogue slot handoff] does: the sets the AIC counts are then one per AIV for the same block,
 // which is correct whether the hardware counts arrivals per group or waits for each AIV. With one
 // slot an AIV cannot set twice before the AIC has consumed the pair (it waits for the product of
@@ -320,8 +327,8 @@ namespace fa_detail {
 // The group's forward slots (Note [Forward slots]), P in the input dtype T.
 template <class T>
 struct ForwardSlots {
-  std::array<AscendC::GlobalTensor<float>, 2> s, pv;
-  std::array<AscendC::GlobalTensor<T>, 2> p;
+  std::array<AscendC::GlobalTensor<float>, kFaForwardMaxSlots> s, pv;
+  std::array<AscendC::GlobalTensor<T>, kFaForwardMaxSlots> p;
 };
 template <class T>
 ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
@@ -339,7 +346,17 @@ ForwardSlots<T> ForwardSlotsOf(const FlashAttentionTiling& t, int64_t group) {
 
 }  // namespace fa_detail
 
-// The AIC of a forward group: Q, K and V in T, S and P V in fp32.
+// The AIC of a forward group: Q, K and V in T, S and P V in fp32 (Note [Forward Matmuls]).
+//
+// Note [Forward Matmuls]
+// The AIC runs the score products and the P V products on two Matmul objects with GM operands
+// (tilings t.mm and t.mm_pv), each with half of L0A, L0B and L0C (Plan), so one product's Fixpipe
+// overlaps the other's Mmad and the L1 -> L0 fills of the next product need not wait for the
+// last one's Mmad. Keeping the Q tile in L1 across the kv loop (the Matmul's A at TSCM) was
+// tried and is slower in the timing model: a Matmul with an L1 operand orders MTE1 -> MTE2 at
+// the end of every computation (so the kernel may refill the tensor), which holds the next
+// block's P, V and K copies until the score product's L0 fills are done; on ascend910b1 fp16
+// b1h3_s4096_d128 that wait cost more than the Q reload it saved (aic_mac 0.41 against 0.44).
 template <class T>
 inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using namespace AscendC;
@@ -347,8 +364,9 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   using InType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, T>;
   using FType = AscendC::MatmulType<TPosition::GM, CubeFormat::ND, float>;
   TPipe pipe;
-  AscendC::Matmul<InType, InType, FType> mm;
-  mm.Init(&t.mm, &pipe);
+  AscendC::Matmul<InType, InType, FType> mm_s, mm_pv;
+  mm_s.Init(&t.mm, &pipe);
+  mm_pv.Init(&t.mm_pv, &pipe);
   const GlobalTensor<T> gq = Gm<T>(t.q.data, t.q.span), gk = Gm<T>(t.k.data, t.k.span),
                         gv = Gm<T>(t.v.data, t.v.span);
   const ForwardSlots<T> sl = ForwardSlotsOf<T>(t, GetBlockIdx());
@@ -356,13 +374,13 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
   struct Pending {
     int64_t rows = 0, bk = 0, v_off = 0;
   };
-  std::array<Pending, 2> pending{};
+  std::array<Pending, kFaForwardMaxSlots> pending{};
   int64_t issued = 0, done = 0;  // blocks whose S, resp. P V, the AIC has computed
   const auto product = [&] {
-    const Pending& pd = pending[done % 2];
+    const Pending& pd = pending[done % kFaForwardMaxSlots];
     const int64_t slot = done % t.slots;
     CrossCoreWaitFlag<2, PIPE_MTE2>(kProbsReady);
-    Product(mm, sl.pv[slot], t.DvPad(), sl.p[slot], false, t.tk, gv[pd.v_off], false, t.v.ss,
+    Product(mm_pv, sl.pv[slot], t.DvPad(), sl.p[slot], false, t.tk, gv[pd.v_off], false, t.v.ss,
             pd.rows, t.dv, pd.bk);
     CrossCoreSetFlag<2, PIPE_FIX>(kProductReady);
     ++done;
@@ -376,10 +394,10 @@ inline void FlashAttentionForwardCube(const FlashAttentionTiling& t) {
     for (int64_t k0 = 0; k0 < t.skv; k0 += t.tk) {
       const int64_t bk = std::min<int64_t>(t.tk, t.skv - k0);
       if (!t.BlockLive(q0, q0 + rows, k0, k0 + bk)) continue;
-      Product(mm, sl.s[issued % t.slots], t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
+      Product(mm_s, sl.s[issued % t.slots], t.tk, gq[t.q.Offset(b, n, q0)], false, t.q.ss,
               gk[t.k.Offset(b, nk, k0)], true, t.k.ss, rows, bk, t.d);
       CrossCoreSetFlag<2, PIPE_FIX>(kScoresReady);
-      pending[issued % 2] = {rows, bk, t.v.Offset(b, nk, k0)};
+      pending[issued % kFaForwardMaxSlots] = {rows, bk, t.v.Offset(b, nk, k0)};
       ++issued;
       if (issued - done >= t.slots) product();
     }
@@ -467,9 +485,9 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   pipe.InitBuffer(b_o, rq * op * 4);
   pipe.InitBuffer(b_pv, rq * op * 4);
   // Per row: m (two, swapped per block), l, the block's max and sum, alpha, the final 1 / l, the
-  // stored max and sum; per row a DataBlock each: reduction scratch, the broadcast max, two
+  // stored max and sum; per row a DataBlock each: reduction scratch, the broadcast max, three
   // pending alphas, the broadcast 1 / l, the stored max and sum.
-  pipe.InitBuffer(b_rows, rq * (9 + 7 * 8) * 4);
+  pipe.InitBuffer(b_rows, rq * (9 + 8 * 8) * 4);
   LocalTensor<T> ub_pn, ub_on;  // kNarrow: P and the output in T
   LocalTensor<float> ub_half;   // fp32: rows x 64, the row sums' scratch (kNarrow: P, after Cast)
   if constexpr (kNarrow) {
@@ -501,7 +519,8 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
                            ub_inv = rows_all[6 * rq], ub_mout = rows_all[7 * rq],
                            ub_lout = rows_all[8 * rq];
   const LocalTensor<float> blocks = rows_all[9 * rq], ub_mb = rows_all[17 * rq];
-  const std::array<LocalTensor<float>, 2> ub_ab = {rows_all[25 * rq], rows_all[33 * rq]};
+  const std::array<LocalTensor<float>, kFaForwardMaxSlots> ub_ab = {
+      rows_all[25 * rq], rows_all[33 * rq], rows_all[65 * rq]};
   const LocalTensor<float> ub_ib = rows_all[41 * rq], ub_max = rows_all[49 * rq],
                            ub_sum = rows_all[57 * rq];
   const LocalTensor<float> ub_o = b_o.Get<float>(), ub_pv = b_pv.Get<float>();
@@ -510,7 +529,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
   Duplicate(sb.s, 0.0f, static_cast<int32_t>(rq * tk));
   Duplicate(ub_pv, 0.0f, static_cast<int32_t>(rq * op));
   Duplicate(ub_o, 0.0f, static_cast<int32_t>(rq * op));
-  Duplicate(rows_all, 0.0f, static_cast<int32_t>(rq * (9 + 7 * 8)));
+  Duplicate(rows_all, 0.0f, static_cast<int32_t>(rq * (9 + 8 * 8)));
 
   const GlobalTensor<T> go = Gm<T>(t.o.data, t.o.span);
   const GlobalTensor<float> gmax = Gm(t.softmax_max, t.batch * t.nq * t.sq * kFaStatWidth);
@@ -573,7 +592,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
     WaitFlag<HardEvent::MTE2_V>(EVENT_ID2);
     if (me.count > 0) {
       // O = alpha * O + P V (Note [Forward slots]).
-      RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ab[done % 2], rp, op, op);
+      RowBroadcast(RowOp::kMul, ub_o, ub_o, ub_ab[done % kFaForwardMaxSlots], rp, op, op);
       Add(ub_o, ub_o, ub_pv, n_o);
     }
     Sync<HardEvent::V_MTE2>();
@@ -633,7 +652,7 @@ void FlashAttentionForwardVector(const FlashAttentionTiling& t) {
         Sub(ub_alpha, m_old, m_new, nr);
         Exp(ub_alpha, ub_alpha, nr);
         Brcb(ub_mb, m_new, static_cast<uint8_t>(rp / 8), {1, 8});
-        Brcb(ub_ab[issued % 2], ub_alpha, static_cast<uint8_t>(rp / 8), {1, 8});
+        Brcb(ub_ab[issued % kFaForwardMaxSlots], ub_alpha, static_cast<uint8_t>(rp / 8), {1, 8});
         RowBroadcast(RowOp::kSub, sb.p, sb.s, ub_mb, rp, tk, tk);
         SetFlag<HardEvent::V_MTE2>(EVENT_ID1);  // sb.s is free for the next block's S
         Exp(sb.p, sb.p, n_all);
