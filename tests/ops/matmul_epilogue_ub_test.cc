@@ -1,9 +1,9 @@
 // The matmul epilogue on the L0C -> UB path (aicore/ops/patterns/matmul_epilogue_ub.h) on
-// ascend950, against the double reference of tests/reference/matmul_epilogue_ref.h: strategy
-// selection, every activation with bias (none, a row, a matrix) and residual on and off, every
-// dtype, transposed and strided views, tails of the base blocks and several blocks per group,
-// batches, and clean runs under the sanitizer (every tool). The binary runs on ascend950
-// (AICORE_CHIP is set before the first launch).
+// ascend950 (forced: MatmulEpilogueArgs::strategy), against the double reference of
+// tests/reference/matmul_epilogue_ref.h: strategy selection, every activation with bias (none,
+// a row, a matrix) and residual on and off, every dtype, transposed and strided views, tails of
+// the base blocks and several blocks per group, batches, and clean runs under the sanitizer
+// (every tool). The binary runs on ascend950 (AICORE_CHIP is set before the first launch).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "aicore/check/sanitizer.h"
+#include "aicore/ops/framework/run_op.h"
 #include "aicore/ops/matmul/matmul_epilogue.h"
 #include "aicore/ops/patterns/matmul_epilogue_ub.h"
 #include "aicore/sim/core.h"
@@ -54,8 +55,9 @@ std::string Label(const Case& c) {
                 c.residual_shape ? ShapeString(*c.residual_shape) : std::string("none"));
 }
 
-// The plan the case gets (no launch).
-MatmulEpiloguePlan PlanOf(const Case& c, const arch::Chip& chip) {
+// The arguments of the case (no storage), with the strategy the tests force.
+MatmulEpilogueArgs ArgsOf(const Case& c, std::optional<EpilogueStrategy> strategy =
+                                             EpilogueStrategy::kL0cToUb) {
   static float dummy[1];
   MatmulEpilogueArgs args;
   args.a = DenseRef(dummy, c.dt, c.as);
@@ -63,7 +65,14 @@ MatmulEpiloguePlan PlanOf(const Case& c, const arch::Chip& chip) {
   std::vector<int64_t> os(c.as.begin(), c.as.end() - 1);
   os.push_back(c.bs.back());
   args.out = DenseRef(dummy, c.dt, os);
-  return Plan(args, chip);
+  args.strategy = strategy;
+  return args;
+}
+
+// The plan the case gets (no launch).
+MatmulEpiloguePlan PlanOf(const Case& c, const arch::Chip& chip,
+                          std::optional<EpilogueStrategy> strategy = EpilogueStrategy::kL0cToUb) {
+  return Plan(ArgsOf(c, strategy), chip);
 }
 
 // Runs the case on the default chip (ascend950) and checks it against the reference; expects
@@ -92,10 +101,18 @@ void Check(const Case& c) {
   Operand out = MakeOperand(out_dt, os, c.out_strides, 0, 11);
   const ref::MatmulEpilogueRefResult want = ref::MatmulEpilogueRef(
       a.logical, c.as, b.logical, c.bs, bias_full, residual_full, c.alpha, c.beta, c.act);
-  const auto act = static_cast<Activation>(static_cast<int>(c.act));
-  const Status s = MatmulEpilogue(a.view, b.view, bias ? &bias->view : nullptr,
-                                  residual ? &residual->view : nullptr, c.alpha, c.beta, act,
-                                  out.view);
+  MatmulEpilogueArgs args;
+  args.op = "aicore::ops::MatmulEpilogue";
+  args.a = a.view;
+  args.b = b.view;
+  if (bias) args.bias = bias->view;
+  if (residual) args.residual = residual->view;
+  args.alpha = c.alpha;
+  args.beta = c.beta;
+  args.activation = static_cast<Activation>(static_cast<int>(c.act));
+  args.out = out.view;
+  args.strategy = EpilogueStrategy::kL0cToUb;
+  const Status s = RunOp(args, nullptr);
   ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
   testing::Sync();
   const std::vector<double> got = Gather(out.dev->Read(), out.view);
@@ -111,19 +128,33 @@ void Check(const Case& c) {
   EXPECT_EQ(bad, 0) << what;
 }
 
-TEST(MatmulEpilogueUbTest, StrategyFollowsTheChipsCapability) {
+TEST(MatmulEpilogueUbTest, TheGmWorkspaceUnlessKL0cToUbIsForced) {
   ASSERT_TRUE(kOnAscend950);
   ASSERT_EQ(arch::DefaultChip().name, "ascend950");
   Case c;
   c.as = {300, 64};
   c.bs = {64, 200};
+  // The plan's choice on ascend950: the GM workspace, the faster by model (Note [Epilogue
+  // strategy]), as on a chip without the L0C -> UB path.
+  for (const arch::Chip& chip : {arch::DefaultChip(), arch::LoadChip("ascend910b1")}) {
+    const MatmulEpiloguePlan gm = PlanOf(c, chip, std::nullopt);
+    EXPECT_EQ(gm.strategy, EpilogueStrategy::kGmWorkspace) << chip.name;
+    EXPECT_GT(gm.slots_bytes, 0u) << chip.name;
+    EXPECT_EQ(PlanOf(c, chip, EpilogueStrategy::kGmWorkspace).strategy,
+              EpilogueStrategy::kGmWorkspace);
+  }
+  // Forced: the L0C -> UB path, no GM workspace for the product.
   const MatmulEpiloguePlan ub = PlanOf(c, arch::DefaultChip());
   EXPECT_EQ(ub.strategy, EpilogueStrategy::kL0cToUb);
-  EXPECT_EQ(ub.slots_bytes, 0u);  // no GM workspace for the product
+  EXPECT_EQ(ub.slots_bytes, 0u);
   EXPECT_EQ(ub.workspace_bytes, ub.staging_bytes);
-  const MatmulEpiloguePlan gm = PlanOf(c, arch::LoadChip("ascend910b1"));
-  EXPECT_EQ(gm.strategy, EpilogueStrategy::kGmWorkspace);
-  EXPECT_GT(gm.slots_bytes, 0u);
+  // Forced on a chip without the path: refused, naming the strategy and the chip.
+  const OpCheck refused = CanImplement(ArgsOf(c), arch::LoadChip("ascend910b1"));
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message.find("strategy kL0cToUb"), std::string::npos) << refused.message;
+  EXPECT_NE(refused.message.find("ascend910b1 has no L0C -> UB path"), std::string::npos)
+      << refused.message;
+  EXPECT_TRUE(CanImplement(ArgsOf(c), arch::DefaultChip()).ok());
   // Large blocks: ascend950's tiling would give 256 x 256 fp32 bases (256 KB, UB's size); the
   // block is narrowed until a base block fits beside the chunk tiles.
   Case big;
@@ -135,7 +166,9 @@ TEST(MatmulEpilogueUbTest, StrategyFollowsTheChipsCapability) {
   EXPECT_LE(patterns::EpilogueUbSlotBytes(p.tiling.cube) + 4ull * p.tiling.chunk,
             arch::DefaultChip().spec(arch::Buffer::kUb).bytes);
   EXPECT_EQ(p.block_dim, static_cast<uint32_t>(arch::DefaultChip().aic_count));
-  c.as = {30, 0};  // K = 0: no cube work, the workspace kernel
+  EXPECT_EQ(PlanOf(big, arch::DefaultChip(), std::nullopt).strategy,
+            EpilogueStrategy::kGmWorkspace);
+  c.as = {30, 0};  // K = 0: no cube work, the workspace kernel even when forced
   c.bs = {0, 20};
   EXPECT_EQ(PlanOf(c, arch::DefaultChip()).strategy, EpilogueStrategy::kGmWorkspace);
 }
