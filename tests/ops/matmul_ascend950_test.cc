@@ -14,6 +14,7 @@
 #include "aicore/ops/ops.h"
 #include "tests/ops/ops_lib_test_util.h"
 #include "tests/reference/matmul_ref.h"
+#include "tests/reference/ops_ref.h"
 
 namespace aicore::ops {
 namespace {
@@ -26,13 +27,13 @@ using testing::MakeOperand;
 using testing::Operand;
 
 MatmulArgs Fp32Mm(const std::vector<int64_t>& as, const std::vector<int64_t>& bs) {
-  static float dummy[1];  // checked and planned only, never run
+  static float host_a[64], host_b[64], host_c[64];  // checked and planned only, never run
   MatmulArgs a;
   a.kind = MatmulKind::kMm;
   a.op = "aclnnMm";
-  a.self = DenseRef(dummy, DType::kF32, as);
-  a.mat2 = DenseRef(dummy, DType::kF32, bs);
-  a.out = DenseRef(dummy, DType::kF32, {as[0], bs[1]});
+  a.self = DenseRef(host_a, DType::kF32, as);
+  a.mat2 = DenseRef(host_b, DType::kF32, bs);
+  a.out = DenseRef(host_c, DType::kF32, {as[0], bs[1]});
   return a;
 }
 

@@ -492,9 +492,12 @@ bool MatmulApiTilingBase::ChooseL1(AscendC::tiling::TCubeTiling& t) {
   int64_t step_a = 0, step_b = 0, depth_a = 0, depth_b = 0;
   const auto no_room = [&](int64_t need) {
     const std::string tscm = tscm_text();
-    Reject(aicore::StrCat("GetTiling: one base block of A (", a_blk, " B) and of B (", b_blk,
-                          " B) needs ", need, " B but does not fit the ", budget,
-                          " B of L1 available", tscm.empty() ? "" : " (", tscm,
+    const std::string blocks =
+        a_in_l1 ? aicore::StrCat("one base block of B (", b_blk, " B)")
+        : b_in_l1 ? aicore::StrCat("one base block of A (", a_blk, " B)")
+                  : aicore::StrCat("one base block of A (", a_blk, " B) and of B (", b_blk, " B)");
+    Reject(aicore::StrCat("GetTiling: ", blocks, " needs ", need, " B but does not fit the ",
+                          budget, " B of L1 available", tscm.empty() ? "" : " (", tscm,
                           tscm.empty() ? "" : ")"));
     return false;
   };

@@ -228,14 +228,17 @@ aicore::Status FixpipeInto(const char* kernel, MakeDst dst_at) {
 constexpr uint64_t kUbBytes = 262144;                          // ascend950's UB
 constexpr uint64_t kTileBytes = ((kM - 1) * kPitch + kN) * 4;  // what Params() writes
 
+// A dst `before_end` bytes before the UB's end that claims the tile's size (kUbElems).
+auto PastTheEnd(uint64_t before_end) {
+  return [before_end](const auto& ub, const auto& /*l1*/) {
+    return AscendC::LocalTensor<float>(ub.data() + (kUbBytes - before_end) / 4, kUbElems,
+                                       TPosition::VECCALC);
+  };
+}
+
 TEST(FixpipeToUb, ADstRunningPastTheUbsEndIsAnErrorNamingTheRange) {
   ASSERT_EQ(Ascend950().spec(aicore::arch::Buffer::kUb).bytes, kUbBytes);
-  // A tensor 1 KB before the UB's end that claims the tile's size.
-  const aicore::Status s =
-      FixpipeInto("fixpipe_ub_past_end", [](const auto& ub, const auto& /*l1*/) {
-        return AscendC::LocalTensor<float>(ub.data() + (kUbBytes - 1024) / 4, kUbElems,
-                                           TPosition::VECCALC);
-      });
+  const aicore::Status s = FixpipeInto("fixpipe_ub_past_end", PastTheEnd(1024));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("fixpipe_ub_past_end"));
@@ -327,11 +330,7 @@ TEST(FixpipeToUb, TheSanitizerOrdersItByTheCrossCoreFlags) {
 TEST(FixpipeToUb, ADstPastTheUbsEndIsTheSameErrorUnderTheSanitizer) {
   const OneWorkerThread one;
   aicore::check::Sanitizer sanitizer;  // every tool, as `aicore check` runs
-  const aicore::Status s =
-      FixpipeInto("fixpipe_ub_past_end_check", [](const auto& ub, const auto& /*l1*/) {
-        return AscendC::LocalTensor<float>(ub.data() + (kUbBytes - 512) / 4, kUbElems,
-                                           TPosition::VECCALC);
-      });
+  const aicore::Status s = FixpipeInto("fixpipe_ub_past_end_check", PastTheEnd(512));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
   EXPECT_THAT(s.message(), HasSubstr("fixpipe_ub_past_end_check"));
