@@ -315,6 +315,8 @@ TEST(MatmulTscm, IterateLoop) {
 // (a plan for the whole L1 would make the Matmul's InitBuffer run out of L1 beside A).
 TEST(MatmulTscm, LargeAInL1LeavesTheRestOfL1ToTheMatmul) {
   CheckLocal<half, float, Where::kTscm, Where::kGm>({128, 512, 1024, false, false, false, 1}, 7);
+  // M before N: B held for the whole K (256 KB) beside A (256 KB) and the bias row.
+  CheckLocal<half, float, Where::kTscm, Where::kGm>({256, 256, 512, false, false, true, 1}, 9);
   CheckLocal<half, float, Where::kGm, Where::kTscm>({512, 96, 1024, false, true, true, 1}, 8);
 }
 
