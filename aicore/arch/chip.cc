@@ -228,7 +228,7 @@ Chip ParseChip(std::string_view json_text, std::string_view origin) {
   c.hbm_gbps = S.Number(m, "memory", "hbm_gbps", 0, 1e6, false, 0.0);
   c.l2_bytes = static_cast<uint64_t>(S.Int(m, "memory", "l2_bytes", 0, INT64_MAX, false, 0));
   const auto& caps = S.Object(j, "", "capabilities", false);
-  S.OnlyKeys(caps, "capabilities", {"fixpipe_to_ub"});
+  S.OnlyKeys(caps, "capabilities", {"fixpipe_to_ub", "cube_fp32"});
   if (const nlohmann::json* v = S.Find(caps, "fixpipe_to_ub"); v != nullptr) {
     if (!v->is_boolean()) S.Reject("capabilities.fixpipe_to_ub", v, "true or false");
     if (v->get<bool>() && !c.split()) {
@@ -236,6 +236,10 @@ Chip ParseChip(std::string_view json_text, std::string_view origin) {
                "false on a coupled chip (the path writes the UB of the AIC's paired AIV)");
     }
     c.fixpipe_to_ub = v->get<bool>();
+  }
+  if (const nlohmann::json* v = S.Find(caps, "cube_fp32"); v != nullptr) {
+    if (!v->is_boolean()) S.Reject("capabilities.cube_fp32", v, "true or false");
+    c.cube_fp32 = v->get<bool>();
   }
   // The timing model checks the cost constants it reads (perf/model.cc); here only the shape.
   c.pipes = S.Object(j, "", "pipes", false);

@@ -56,6 +56,9 @@ struct Chip {
   // Optional data paths ("capabilities" in the description; absent: false).
   // Fixpipe can write L0C into the UB of the AIC's paired AIV (arch 3510). See Note [L0C to UB].
   bool fixpipe_to_ub = false;
+  // The cube multiplies FLOAT (fp32) inputs into a FLOAT result (Atlas A2 and later: arch 2201,
+  // 3002, 3510); without it FLOAT matmuls must go down to FLOAT16 (cubeMathType 1 or 2).
+  bool cube_fp32 = false;
   nlohmann::json pipes;     // cost constants for the timing model, with their sources
   nlohmann::json raw;       // the whole description as loaded
 

@@ -16,6 +16,7 @@
 
 #include "aclnnop/aclnn_matmul_epilogue.h"
 #include "aicore/kernel/lib/matmul/matmul.h"
+#include "tests/ops/matmul_epilogue_cases.h"
 #include "tests/ops/ops_lib_test_util.h"
 #include "tests/reference/matmul_epilogue_ref.h"
 
@@ -30,160 +31,19 @@ using testing::Numel;
 using testing::Operand;
 using testing::OutputUnit;
 
-// One case: shapes, views, dtypes and the epilogue's parameters.
-struct Case {
-  DType dt = DType::kF32;
-  DType out_dt = DType::kUnknown;  // kUnknown: dt
-  std::vector<int64_t> as, bs;
-  std::vector<int64_t> a_strides, b_strides;
-  std::optional<std::vector<int64_t>> bias_shape, residual_shape;
-  std::vector<int64_t> bias_strides, residual_strides, out_strides;
-  DType bias_dt = DType::kUnknown, residual_dt = DType::kUnknown;  // kUnknown: dt
-  double alpha = 1, beta = 1;
-  ref::EpilogueAct act = ref::EpilogueAct::kNone;
-  bool unfused = false;  // run MatmulEpilogueUnfused instead
-};
-
-std::string Label(const Case& c) {
-  return StrCat(ShapeString(c.as), " @ ", ShapeString(c.bs), " ", OpDTypeName(c.dt), " -> ",
-                OpDTypeName(c.out_dt == DType::kUnknown ? c.dt : c.out_dt), " act ",
-                static_cast<int>(c.act), " bias ",
-                c.bias_shape ? ShapeString(*c.bias_shape) : std::string("none"), " residual ",
-                c.residual_shape ? ShapeString(*c.residual_shape) : std::string("none"), " alpha ",
-                c.alpha, " beta ", c.beta, c.unfused ? " unfused" : "");
-}
-
-// Runs the case and checks it against the reference.
-void Check(const Case& c) {
-  const std::string what = Label(c);
-  const DType out_dt = c.out_dt == DType::kUnknown ? c.dt : c.out_dt;
-  const Operand a = MakeOperand(c.dt, c.as, c.a_strides, 3, 1);
-  const Operand b = MakeOperand(c.dt, c.bs, c.b_strides, 5, 2);
-  std::vector<int64_t> os;
-  BroadcastShapes(std::vector<int64_t>(c.as.begin(), c.as.end() - 2),
-                  std::vector<int64_t>(c.bs.begin(), c.bs.end() - 2), &os);
-  os.push_back(c.as[c.as.size() - 2]);
-  os.push_back(c.bs.back());
-  std::optional<Operand> bias, residual;
-  std::vector<double> bias_full, residual_full;
-  if (c.bias_shape) {
-    bias = MakeOperand(c.bias_dt == DType::kUnknown ? c.dt : c.bias_dt, *c.bias_shape,
-                       c.bias_strides, 1, 7, -2, 2);
-    bias_full = ref::BroadcastRef(bias->logical, *c.bias_shape, os);
-  }
-  if (c.residual_shape) {
-    residual = MakeOperand(c.residual_dt == DType::kUnknown ? c.dt : c.residual_dt,
-                           *c.residual_shape, c.residual_strides, 2, 9);
-    residual_full = ref::BroadcastRef(residual->logical, *c.residual_shape, os);
-  }
-  Operand out = MakeOperand(out_dt, os, c.out_strides, 0, 11);
-  const ref::MatmulEpilogueRefResult want = ref::MatmulEpilogueRef(
-      a.logical, c.as, b.logical, c.bs, bias_full, residual_full, c.alpha, c.beta, c.act);
-  const auto act = static_cast<Activation>(static_cast<int>(c.act));
-  const TensorRef* bias_ref = bias ? &bias->view : nullptr;
-  const TensorRef* res_ref = residual ? &residual->view : nullptr;
-  const Status s =
-      c.unfused
-          ? MatmulEpilogueUnfused(a.view, b.view, bias_ref, res_ref, c.alpha, c.beta, act, out.view)
-          : MatmulEpilogue(a.view, b.view, bias_ref, res_ref, c.alpha, c.beta, act, out.view);
-  ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
-  testing::Sync();
-  const std::vector<double> got = Gather(out.dev->Read(), out.view);
-  ASSERT_EQ(got.size(), want.out.size()) << what;
-  int bad = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double tol =
-        want.tol[i] + OutputUnit(out_dt) * std::fabs(want.out[i]) + 1e-7;  // fp16 subnormals
-    if (!(std::fabs(got[i] - want.out[i]) <= tol) && ++bad <= 5) {
-      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", want " << want.out[i]
-                    << " (tolerance " << tol << ")";
-    }
-  }
-  EXPECT_EQ(bad, 0) << what;
-}
-
-const ref::EpilogueAct kActs[] = {ref::EpilogueAct::kNone, ref::EpilogueAct::kRelu,
-                                  ref::EpilogueAct::kGeluErf, ref::EpilogueAct::kGeluTanh,
-                                  ref::EpilogueAct::kSilu};
+using epilogue_cases::Case;
+using epilogue_cases::Check;
 
 TEST(MatmulEpilogueTest, EveryActivationWithAndWithoutBiasAndResidual) {
-  const int64_t m = 37, k = 29, n = 45;
-  const std::vector<std::optional<std::vector<int64_t>>> biases = {
-      std::nullopt, std::vector<int64_t>{n}, std::vector<int64_t>{m, n}};
-  for (ref::EpilogueAct act : kActs) {
-    for (const auto& bias : biases) {
-      for (bool residual : {false, true}) {
-        Case c;
-        c.as = {m, k};
-        c.bs = {k, n};
-        c.act = act;
-        c.bias_shape = bias;
-        if (residual) c.residual_shape = std::vector<int64_t>{m, n};
-        c.alpha = bias ? 0.75 : 1;
-        c.beta = residual ? -1.5 : 1;
-        Check(c);
-      }
-    }
-  }
+  epilogue_cases::EveryActivationWithAndWithoutBiasAndResidual(Case{});
 }
 
 TEST(MatmulEpilogueTest, EveryDtypeWithOutInTheInputDtypeOrFloat) {
-  for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
-    for (DType out_dt : {dt, DType::kF32}) {
-      for (ref::EpilogueAct act : {ref::EpilogueAct::kGeluErf, ref::EpilogueAct::kSilu}) {
-        Case c;
-        c.dt = dt;
-        c.out_dt = out_dt;
-        c.as = {41, 70};
-        c.bs = {70, 33};
-        c.bias_shape = std::vector<int64_t>{33};
-        c.residual_shape = std::vector<int64_t>{41, 33};
-        c.act = act;
-        Check(c);
-        // Addends in other dtypes than the product.
-        c.bias_dt = dt == DType::kF32 ? DType::kBF16 : DType::kF32;
-        c.residual_dt = dt == DType::kF16 ? DType::kF32 : DType::kF16;
-        c.bias_shape = std::vector<int64_t>{41, 33};
-        Check(c);
-      }
-    }
-  }
+  epilogue_cases::EveryDtypeWithOutInTheInputDtypeOrFloat(Case{});
 }
 
 TEST(MatmulEpilogueTest, TransposedAndStridedViews) {
-  for (DType dt : {DType::kF32, DType::kF16}) {
-    Case c;
-    c.dt = dt;
-    c.act = ref::EpilogueAct::kGeluTanh;
-    c.as = {19, 23};
-    c.bs = {23, 31};
-    // A^T stored (K, pitch 21 >= M) and B^T stored (N, pitch 25 >= K), as torch passes x @ w.t().
-    c.a_strides = {1, 21};
-    c.b_strides = {1, 25};
-    c.bias_shape = std::vector<int64_t>{31};
-    c.bias_strides = {2};  // a strided row: staged
-    c.residual_shape = std::vector<int64_t>{19, 31};
-    c.residual_strides = {40, 1};  // a pitch above N: read in place
-    c.out_strides = {36, 1};       // out rows with a pitch: written in place
-    Check(c);
-    // A bias broadcast along N (one value per row), a transposed residual, a transposed out.
-    c.bias_shape = std::vector<int64_t>{19, 1};
-    c.bias_strides = {};
-    c.residual_strides = {1, 19};
-    c.out_strides = {1, 19};
-    c.alpha = -0.5;
-    c.beta = 2;
-    Check(c);
-    // Row-major slices with pitches above the extents; a scalar bias; a residual broadcast
-    // over M (staged).
-    c.a_strides = {30, 1};
-    c.b_strides = {40, 1};
-    c.bias_shape = std::vector<int64_t>{1};
-    c.residual_shape = std::vector<int64_t>{1, 31};
-    c.residual_strides = {};
-    c.out_strides = {};
-    Check(c);
-  }
+  epilogue_cases::TransposedAndStridedViews(Case{});
 }
 
 TEST(MatmulEpilogueTest, BatchesBroadcast) {
@@ -343,7 +203,7 @@ TEST(MatmulEpilogueTest, TheMatmulCubePathGivesTheSameResult) {
 }
 
 TEST(MatmulEpilogueTest, UnfusedCompositionMatchesTheReference) {
-  for (ref::EpilogueAct act : kActs) {
+  for (ref::EpilogueAct act : epilogue_cases::kActs) {
     Case c;
     c.as = {2, 33, 20};
     c.bs = {20, 47};

@@ -50,7 +50,17 @@ TEST(ChipJsonTest, CapabilitiesAreBooleansOfSplitChips) {
   j["capabilities"]["fixpipe_to_ub"] = true;
   j["capabilities"]["fixpipe_to_l2"] = true;
   EXPECT_THAT(Rejection(j), HasSubstr("capabilities.fixpipe_to_l2 is true; allowed: no such field "
-                                      "(known: fixpipe_to_ub, source)"));
+                                      "(known: fixpipe_to_ub, cube_fp32, source)"));
+  // cube_fp32: the A2-class presets and ascend950 declare it; absent: false.
+  for (const char* name : {"ascend910b1", "ascend910b4", "ascend950"}) {
+    EXPECT_TRUE(LoadChip(name).cube_fp32) << name;
+  }
+  EXPECT_FALSE(LoadChip("ascend310p").cube_fp32);
+  EXPECT_FALSE(LoadChip("ascend910").cube_fp32);
+  j = Preset("ascend950");
+  j["capabilities"]["cube_fp32"] = 1;
+  EXPECT_EQ(Rejection(j), "chip description my_chip.json: capabilities.cube_fp32 is 1; "
+                          "allowed: true or false");
   j = Preset("ascend310p");
   j["capabilities"] = {{"fixpipe_to_ub", true}};
   EXPECT_THAT(Rejection(j), HasSubstr("capabilities.fixpipe_to_ub is true; allowed: false on a "

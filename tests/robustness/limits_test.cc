@@ -68,6 +68,8 @@ TEST(LimitsTest, SyncAllBeyondTheMappingBudgetRunsOnSlabStacks) {
   EXPECT_LE(MappingsInUse(), MappingBudget());
 }
 
+#ifndef AICORE_TEST_SANITIZED
+// Only the unsanitized build runs it (AddressSpaceExhaustionIsResourceExhausted).
 [[noreturn]] void LaunchWithLimitedAddressSpace() {
   SetMappingBudget(1 << 30);  // only the address space limits
   struct rlimit lim;
@@ -78,6 +80,7 @@ TEST(LimitsTest, SyncAllBeyondTheMappingBudgetRunsOnSlabStacks) {
   std::fprintf(stderr, "%s\n", st.ToString().c_str());
   std::_Exit(st.code() == StatusCode::kResourceExhausted && after.load() == 0 ? 0 : 1);
 }
+#endif
 
 TEST(LimitsTest, AddressSpaceExhaustionIsResourceExhausted) {
   AICORE_THREADSAFE_DEATH_TESTS();

@@ -201,6 +201,56 @@ TEST(MatmulTiling, FixSplitAndBufferSpaceAreHonoured) {
   EXPECT_LE(t.shareL1Size, 256 * 1024);
 }
 
+// half A (m x k) at TPosition::TSCM in NZ, B in GM (k x n), C float; returns GetTiling's result.
+int32_t TscmTiling(int32_t m, int32_t n, int32_t k, optiling::TCubeTiling& t,
+                   std::string* error = nullptr, int32_t l1_limit = -1, bool trans_a = false) {
+  matmul_tiling::MatmulApiTiling api;
+  api.SetAType(TPosition::TSCM, CubeFormat::NZ, DataType::DT_FLOAT16, trans_a);
+  api.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+  api.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+  api.SetShape(m, n, k);
+  api.SetOrgShape(m, n, k);
+  if (l1_limit > 0) api.SetBufferSpace(l1_limit);
+  const int32_t r = api.GetTiling(t);
+  if (error != nullptr) *error = api.last_error();
+  return r;
+}
+
+TEST(MatmulTiling, ATscmOperandsL1IsLeftOutOfThePlan) {
+  const int64_t l1 = Mem(*PlatformAscendCManager::GetInstance(), CoreMemType::L1);
+  ASSERT_EQ(l1, 512 * 1024);
+  // A: 128 x 1024 half in NZ = 256 KB of L1, the kernel's; B streams in the rest.
+  optiling::TCubeTiling t;
+  ASSERT_EQ(TscmTiling(128, 2048, 1024, t), 0);
+  const int64_t a_bytes = 128 * 1024 * 2;
+  const int64_t b_blk = int64_t{t.baseK} * t.baseN * 2;
+  EXPECT_LE(t.shareL1Size + a_bytes, l1);
+  EXPECT_EQ(t.shareL1Size, int64_t{t.depthB1} * b_blk);  // no A panels
+  EXPECT_EQ(t.stepKa, (1024 + t.baseK - 1) / t.baseK);   // the whole K of A is resident
+  EXPECT_GE(t.depthA1, t.stepM * t.stepKa);
+  EXPECT_GE(t.depthB1, t.stepN * t.stepKb);
+  // Transposed (K x M stored), rows padded to 16 and columns to 16: 1024 x 144 half = 288 KB.
+  ASSERT_EQ(TscmTiling(130, 2048, 1024, t, nullptr, -1, true), 0);
+  EXPECT_LE(t.shareL1Size + 1024 * 144 * 2, l1);
+  // SetBufferSpace's L1 size caps the Matmul's share further.
+  ASSERT_EQ(TscmTiling(128, 2048, 1024, t, nullptr, 100 * 1024), 0);
+  EXPECT_LE(t.shareL1Size, 100 * 1024);
+}
+
+TEST(MatmulTiling, ATscmOperandFillingL1IsRefused) {
+  optiling::TCubeTiling t;
+  std::string error;
+  // A: 512 x 512 half = 512 KB, all of 910B1's L1.
+  EXPECT_EQ(TscmTiling(512, 64, 512, t, &error), -1);
+  EXPECT_THAT(error, HasSubstr("GetTiling: A at TPosition::TSCM (singleCoreM x singleCoreK 512 x "
+                               "512 in NZ) takes 524288 B of L1; ascend910b1 has 524288 B of L1 "
+                               "per core, so nothing is left for the Matmul"));
+  // A: 496 x 512 half = 496 KB: 16 KB left, less than one double-buffered base block of B.
+  EXPECT_EQ(TscmTiling(496, 256, 512, t, &error), -1);
+  EXPECT_THAT(error, HasSubstr("does not fit the 16384 B of L1 available (A at TPosition::TSCM "
+                               "(singleCoreM x singleCoreK 496 x 512 in NZ) takes 507904 B"));
+}
+
 TEST(MatmulTiling, TraverseSetsIterateOrder) {
   for (auto [tr, order] : {std::pair{matmul_tiling::MatrixTraverse::FIRSTM, 0},
                            std::pair{matmul_tiling::MatrixTraverse::FIRSTN, 1}}) {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "aicore/kernel/vector/engine.h"
@@ -396,6 +397,39 @@ void CheckFixpipeToUb(const char* position, const SrcLoc& loc) {
          "(KernelMode::kMix1To1, __mix__(1, 1)) gives ", core.Name(),
          "; the dual-destination mode that splits a tile between the two AIVs of a 1:2 group is "
          "not modelled");
+  }
+}
+
+void CheckPeerUbRange(const uint8_t* dst, uint64_t dst_bytes, uint32_t elements,
+                      uint64_t tensor_bytes, const SrcLoc& loc) {
+  auto& core = Core();
+  const auto ub = reinterpret_cast<uintptr_t>(core.PeerUb());
+  const uint64_t cap = core.LocalSize(aicore::arch::Buffer::kUb);
+  const auto at = reinterpret_cast<uintptr_t>(dst);
+  if (at < ub || at - ub >= cap) {
+    // Not an address in the AIV's UB at all (a tensor built over another buffer or memory).
+    const aicore::sim::MemRef where = core.Locate(dst, 0);
+    Fail(StatusCode::kOutOfRange, "Fixpipe", loc, "dst (a UB tensor) starts ",
+         where.buffer == aicore::arch::Buffer::kGm
+             ? std::string("outside every local buffer")
+             : aicore::StrCat("at ", aicore::arch::BufferName(where.buffer), " offset ",
+                              where.offset),
+         ", not in the paired AIV's UB: allowed dst offsets are [0, ", cap, ") of its ", cap,
+         " B UB on ", core.chip().name);
+  }
+  const uint64_t off = at - ub;
+  if (off % 32 != 0) {
+    Fail(StatusCode::kInvalidArgument, "Fixpipe", loc, "dst starts at UB offset ", off,
+         ", not on a 32-byte boundary");
+  }
+  if (dst_bytes > tensor_bytes) {
+    Fail(StatusCode::kOutOfRange, "Fixpipe", loc, "dst LocalTensor: the copy reaches byte ",
+         dst_bytes, " but the tensor holds ", elements, " elements (", tensor_bytes, " bytes)");
+  }
+  if (dst_bytes > cap - off) {
+    Fail(StatusCode::kOutOfRange, "Fixpipe", loc, "dst: the copy writes UB bytes [", off, ", ",
+         off + dst_bytes, ") but the paired AIV's UB is [0, ", cap, ") on ", core.chip().name,
+         " (", dst_bytes, " B at offset ", off, "; at most ", cap - off, " B fit there)");
   }
 }
 

@@ -126,6 +126,13 @@ bool PrepareFixpipe(FixpipeJob& job, int64_t quant_elems, bool dst_signed, uint6
 // mix launch on a fixpipe_to_ub chip). `position` names the destination's TPosition.
 void CheckFixpipeToUb(const char* position, const SrcLoc& loc);
 
+// Fails unless the `dst_bytes` a Fixpipe writes from `dst` lie in the paired AIV's UB (after
+// CheckFixpipeToUb): dst inside that UB on a 32-byte boundary, the write within the tensor
+// (`elements`, `tensor_bytes`) and within the UB's size. Errors name the offset or byte range
+// given and the range allowed, before any byte is written.
+void CheckPeerUbRange(const uint8_t* dst, uint64_t dst_bytes, uint32_t elements,
+                      uint64_t tensor_bytes, const SrcLoc& loc);
+
 // Moves (and converts) the data of a prepared job.
 void FixpipeMove(const FixpipeJob& job);
 
@@ -170,17 +177,7 @@ void FixpipeImpl(const Dst& dst, const LocalTensor<U>& src, const uint64_t* quan
     // L0C -> the paired AIV's UB (Note [L0C to UB]).
     CheckFixpipeToUb(aicore::arch::PositionName(ToArch(dst.GetPosition())), loc);
     dst.CheckLive("Fixpipe", loc);
-    const uint8_t* ub = core.PeerUb();
-    const uint64_t off = static_cast<uint64_t>(job.dst - ub);
-    if (off % 32 != 0) {
-      Fail(StatusCode::kInvalidArgument, "Fixpipe", loc, "dst starts at UB offset ", off,
-           ", not on a 32-byte boundary");
-    }
-    if (dst_bytes > dst.bytes()) {
-      Fail(StatusCode::kOutOfRange, "Fixpipe", loc, "dst LocalTensor: the copy reaches byte ",
-           dst_bytes, " but the tensor holds ", dst.GetSize(), " elements (", dst.bytes(),
-           " bytes)");
-    }
+    CheckPeerUbRange(job.dst, dst_bytes, dst.GetSize(), dst.bytes(), loc);
     job.dst_peer_ub = true;
   } else {
     CheckLocal(dst, dst_bytes, {Buffer::kL1, Buffer::kUb}, "Fixpipe", "dst", loc);

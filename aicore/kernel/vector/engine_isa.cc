@@ -837,29 +837,28 @@ float ReduceExtremeF32(bool max, const float* src, size_t n) {
   if (n >= 64) {
     const float start = max ? -std::numeric_limits<float>::infinity()
                             : std::numeric_limits<float>::infinity();
+    // The maskz forms and a reduce through memory: GCC 12's unmasked max/min and its reduce
+    // intrinsics pass _mm512_undefined_ps() (a self-initialised placeholder) to the builtins,
+    // which its -Wmaybe-uninitialized reports in its own header (GCC PR 105593).
+    // max/min(x, acc) keeps acc where x is NaN, as the unmasked forms do.
+    const auto pick = [max](__m512 x, __m512 acc) {
+      return max ? _mm512_maskz_max_ps(0xFFFF, x, acc) : _mm512_maskz_min_ps(0xFFFF, x, acc);
+    };
     __m512 acc[4];
     for (__m512& a : acc) a = _mm512_set1_ps(start);
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
-      for (int k = 0; k < 4; ++k) {
-        const __m512 x = _mm512_loadu_ps(src + i + 16 * k);
-        acc[k] = max ? _mm512_max_ps(x, acc[k]) : _mm512_min_ps(x, acc[k]);
-      }
+      for (int k = 0; k < 4; ++k) acc[k] = pick(_mm512_loadu_ps(src + i + 16 * k), acc[k]);
     }
-    for (; i + 16 <= n; i += 16) {
-      const __m512 x = _mm512_loadu_ps(src + i);
-      acc[0] = max ? _mm512_max_ps(x, acc[0]) : _mm512_min_ps(x, acc[0]);
-    }
+    for (; i + 16 <= n; i += 16) acc[0] = pick(_mm512_loadu_ps(src + i), acc[0]);
     if (i < n) {  // the lanes past the end read as `start`
       const auto t = static_cast<__mmask16>((1u << (n - i)) - 1);
-      const __m512 x = _mm512_mask_loadu_ps(_mm512_set1_ps(start), t, src + i);
-      acc[0] = max ? _mm512_max_ps(x, acc[0]) : _mm512_min_ps(x, acc[0]);
+      acc[0] = pick(_mm512_mask_loadu_ps(_mm512_set1_ps(start), t, src + i), acc[0]);
     }
-    const __m512 a = max ? _mm512_max_ps(_mm512_max_ps(acc[0], acc[1]),
-                                         _mm512_max_ps(acc[2], acc[3]))
-                         : _mm512_min_ps(_mm512_min_ps(acc[0], acc[1]),
-                                         _mm512_min_ps(acc[2], acc[3]));
-    const float v = max ? _mm512_reduce_max_ps(a) : _mm512_reduce_min_ps(a);
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, pick(pick(acc[0], acc[1]), pick(acc[2], acc[3])));
+    float v = lanes[0];  // no lane is NaN: each started at `start` and kept it over NaN inputs
+    for (int k = 1; k < 16; ++k) v = max ? std::max(v, lanes[k]) : std::min(v, lanes[k]);
     if (v != 0.0f && v != start) return v;
   }
 #endif

@@ -67,7 +67,8 @@ void CheckUbOperand(const LocalTensor<T>& t, uint64_t bytes, uint32_t align, con
          aicore::arch::PositionName(ToArch(t.GetPosition())), " tensor in ",
          aicore::arch::BufferName(b), "; vector instructions read and write UB only");
   }
-  if (AicUbTensor(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
+  // b is UB here: a UB tensor on a core without UB is the AIC's view of its AIV's (AicUbTensor).
+  if (!core.HasBuffer(b)) [[unlikely]] FailAicUbTensor(api, role, loc);
   if (reinterpret_cast<uintptr_t>(t.data()) % align != 0) [[unlikely]] {
     Fail(StatusCode::kInvalidArgument, api, loc, role, " starts at UB offset ",
          core.Locate(t.data(), 0).offset, ", not on a ", align, "-byte boundary");

@@ -89,12 +89,11 @@ bool IsFloat(DType dt) { return dt == DType::kF32 || dt == DType::kF16 || dt == 
 
 // The dtype the cube multiplies in for inputs promoting to `promoted` (checked).
 DType ComputeDType(DType promoted, int8_t cube_math_type, const arch::Chip& chip) {
-  const bool a2 = chip.npu_arch == 2201 || chip.npu_arch == 3002;
   if (promoted != DType::kF32) return promoted;
   if (cube_math_type == kUseFp16) return DType::kF16;
-  // ALLOW_FP32_DOWN_PRECISION runs fp32 as HF32 on A2 (not modelled: fp32 is kept, at least as
-  // accurate) and as fp16 on older chips.
-  if (cube_math_type == kAllowFp32DownPrecision && !a2) return DType::kF16;
+  // ALLOW_FP32_DOWN_PRECISION runs fp32 as HF32 on chips whose cube takes fp32 (Chip::cube_fp32,
+  // not modelled: fp32 is kept, at least as accurate) and as fp16 on older chips.
+  if (cube_math_type == kAllowFp32DownPrecision && !chip.cube_fp32) return DType::kF16;
   return DType::kF32;
 }
 
@@ -295,14 +294,12 @@ OpCheck CanImplement(const MatmulArgs& args, const arch::Chip& chip) {
       return Invalid(StrCat(op, ": cubeMathType 3 (USE_HF32) takes FLOAT inputs only; got ",
                             OpDTypeName(promoted)));
     }
-    const bool a2 = chip.npu_arch == 2201 || chip.npu_arch == 3002;
-    if (cmt == kKeepDtype && promoted == DType::kF32 && !a2) {
+    if (cmt == kKeepDtype && promoted == DType::kF32 && !chip.cube_fp32) {
       return Invalid(StrCat(op,
-                            ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs needs an Atlas "
-                            "A2 chip; ",
-                            chip.name,
-                            " multiplies FLOAT only with cubeMathType 1 "
-                            "or 2"));
+                            ": cubeMathType 0 (KEEP_DTYPE) with FLOAT inputs needs a chip whose "
+                            "cube multiplies FLOAT (the cube_fp32 capability: Atlas A2, "
+                            "ascend950); ",
+                            chip.name, " multiplies FLOAT only with cubeMathType 1 or 2"));
     }
     if (cmt == kKeepDtype && promoted == DType::kF32 && args.out.dtype != DType::kF32) {
       return Invalid(StrCat(op,

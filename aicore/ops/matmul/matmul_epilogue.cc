@@ -414,6 +414,12 @@ OpCheck CanImplement(const MatmulEpilogueArgs& args, const arch::Chip& chip) {
                           " has no separate AIC and AIV cores (use a split chip such "
                           "as ascend910b1)"));
   }
+  if (args.strategy == EpilogueStrategy::kL0cToUb && !chip.fixpipe_to_ub) {
+    return Invalid(StrCat(op, ": strategy kL0cToUb (the AIC's Fixpipe writing L0C into its AIV's "
+                          "UB) needs a chip with the fixpipe_to_ub capability (ascend950); ",
+                          chip.name, " has no L0C -> UB path: use kGmWorkspace or leave the "
+                          "strategy to the plan"));
+  }
   const int64_t m = want[want.size() - 2], n = want.back();
   if ((m > kMaxPitch && ka > kMaxPitch) || (ka > kMaxPitch && n > kMaxPitch)) {
     return Invalid(StrCat(op, ": M = ", m, ", K = ", ka, ", N = ", n, ": ",
@@ -484,11 +490,19 @@ MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip) 
     t.cube = matmul_detail::CubeTiling(chip, 1, std::min(t.m, tm), std::min(t.n, tn), t.k,
                                        plan.compute, c, a_trans, b_trans, args.op);
   }
+  // Note [Epilogue strategy]
+  // The plan takes kGmWorkspace unless the caller forces kL0cToUb (MatmulEpilogueArgs::
+  // strategy): the timing model puts the L0C -> UB kernel behind the GM-workspace one on
+  // ascend950 (595 vs 498 us for fp16 gelu_erf(a @ b + bias) + residual at 4096^3, docs/ops.md:
+  // one AIV per AIC and narrower blocks cost more than the GM round trip saves), and the
+  // strategy-selection framework (ops/tune) ranks AIV kernels only, not the two mix kernels, so
+  // there is no modeled-cost comparison to pick by per shape; the faster-by-model default stays.
+  //
   // The L0C -> UB strategy: the AIV's UB holds one fp32 Matmul base block (the slot) besides
   // the chunk tiles. The block above is kept when its base block fits; otherwise the block is
   // narrowed (N to 256 then 128, then M likewise) until one does: on ascend950's 256 KB L0C the
   // tiling picks 256 x 256 bases for large blocks, 256 KB of fp32 [model choice].
-  if (chip.fixpipe_to_ub && t.k > 0) {
+  if (args.strategy == EpilogueStrategy::kL0cToUb && chip.fixpipe_to_ub && t.k > 0) {
     const bool a_trans = LayoutOf(MatmulView(e.st, e.a, args.a, plan.compute, nullptr))->trans;
     const bool b_trans = LayoutOf(MatmulView(e.st, e.b, args.b, plan.compute, nullptr))->trans;
     for (const int64_t cap_m : {tm, int64_t{256}, int64_t{128}}) {

@@ -20,6 +20,13 @@ namespace aicore::ops {
 
 using patterns::Activation;
 
+// How the product reaches the epilogue. See Note [Epilogue strategy] in matmul_epilogue.cc.
+enum class EpilogueStrategy : uint8_t {
+  kGmWorkspace,  // mix 1:2: the AIC writes fp32 blocks to a GM workspace (matmul_epilogue.h)
+  kL0cToUb,      // mix 1:1: the AIC's Fixpipe writes base blocks into its AIV's UB
+                 // (matmul_epilogue_ub.h); chips with Chip::fixpipe_to_ub, K > 0
+};
+
 struct MatmulEpilogueArgs {
   const char* op = "aclnnAicoreMatmulEpilogue";  // the name messages use
   TensorRef a;                                   // (batch.., M, K), 2 to 6 dims
@@ -37,13 +44,10 @@ struct MatmulEpilogueArgs {
   const char* a_name = "a";
   const char* b_name = "b";
   const char* bias_name = "bias";
-};
-
-// How the product reaches the epilogue.
-enum class EpilogueStrategy : uint8_t {
-  kGmWorkspace,  // mix 1:2: the AIC writes fp32 blocks to a GM workspace (matmul_epilogue.h)
-  kL0cToUb,      // mix 1:1: the AIC's Fixpipe writes base blocks into its AIV's UB
-                 // (matmul_epilogue_ub.h); chips with Chip::fixpipe_to_ub, K > 0
+  // The strategy the caller forces; absent: the plan's choice (Note [Epilogue strategy]).
+  // kL0cToUb needs a chip with Chip::fixpipe_to_ub (CanImplement refuses it elsewhere); with
+  // K = 0, or when no base block fits in UB beside the chunk tiles, the plan keeps kGmWorkspace.
+  std::optional<EpilogueStrategy> strategy;
 };
 
 struct MatmulEpiloguePlan {
@@ -62,10 +66,10 @@ struct MatmulEpiloguePlan {
 // a and b of one dtype (unless args.compute is set), out in that dtype or FLOAT; ranks 2..6; K
 // equal on both sides; batch dims that broadcast; out's shape (batch.., M, N); bias and residual
 // broadcastable to it; a split chip (AIC + AIV); no operand of the product sharing bytes with
-// out; sizes the Matmul takes.
+// out; sizes the Matmul takes; a forced kL0cToUb only on a chip with Chip::fixpipe_to_ub.
 OpCheck CanImplement(const MatmulEpilogueArgs& args, const arch::Chip& chip);
-// Picks the strategy (kL0cToUb where the chip has the L0C -> UB path, K > 0 and a base block
-// fits in UB beside the chunk tiles; kGmWorkspace otherwise), the block size, the Matmul tiling
+// Picks the strategy (args.strategy when given and possible, else kGmWorkspace: Note [Epilogue
+// strategy]), the block size, the Matmul tiling
 // of one block, the UB chunk of the AIVs, the staging and the workspace (staging slots, plus
 // block_dim x 2 fp32 blocks for kGmWorkspace). Call after CanImplement.
 MatmulEpiloguePlan Plan(const MatmulEpilogueArgs& args, const arch::Chip& chip);

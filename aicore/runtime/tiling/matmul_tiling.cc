@@ -14,12 +14,16 @@
 //   cheapest wins, ties going to the larger baseK and then the larger block.
 // - L1: the panel reused by the inner loop (B for M-first order) is held for the whole K when it
 //   fits; the other streams stepK base blocks at a time, double-buffered, with stepK as large as
-//   L1 allows.
+//   L1 allows. An operand at TPosition::TSCM is already in L1 (the kernel's own tensor, this
+//   core's whole operand in NZ): it takes no panels, and the plan fits in the L1 it leaves (and
+//   in SetBufferSpace's L1 size), or GetTiling refuses naming both.
 
 #include "aicore/runtime/tiling/matmul_tiling.h"
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "aicore/core/log.h"
 #include "aicore/core/status.h"
@@ -430,15 +434,54 @@ bool MatmulApiTilingBase::ChooseBase(AscendC::tiling::TCubeTiling& t) {
 
 bool MatmulApiTilingBase::ChooseL1(AscendC::tiling::TCubeTiling& t) {
   const int32_t in = InputBytes(a_.dataType);
-  uint64_t l1 = 0;
-  platform_.GetCoreMemSize(platform_ascendc::CoreMemType::L1, l1);
-  if (l1_limit_ > 0) l1 = std::min<uint64_t>(l1, static_cast<uint64_t>(l1_limit_));
+  const int64_t c0 = kC0Bytes / in;
+  uint64_t chip_l1 = 0;
+  platform_.GetCoreMemSize(platform_ascendc::CoreMemType::L1, chip_l1);
+  // An operand at TPosition::TSCM is the kernel's own L1 tensor, this core's whole operand in NZ
+  // in its stored orientation (Note [Matmul local operands] in matmul.h): the Matmul keeps no
+  // panels of it, and the L1 it occupies is not the Matmul's. The Matmul plans within what is
+  // left, and within SetBufferSpace's L1 size (its own share) when that is smaller.
+  const auto tscm_bytes = [&](const MatTilingType& ty, int64_t rows, int64_t cols) -> int64_t {
+    if (ty.pos != TPosition::TSCM) return 0;
+    if (ty.isTrans) std::swap(rows, cols);
+    return RoundUp(rows, kFractal) * RoundUp(cols, c0) * in;
+  };
+  const int64_t tscm_a = tscm_bytes(a_, t.singleCoreM, t.singleCoreK);
+  const int64_t tscm_b = tscm_bytes(b_, t.singleCoreK, t.singleCoreN);
+  const bool a_in_l1 = a_.pos == TPosition::TSCM, b_in_l1 = b_.pos == TPosition::TSCM;
+  const auto tscm_text = [&] {
+    std::string s;
+    if (a_in_l1) {
+      s += aicore::StrCat("A at TPosition::TSCM (", a_.isTrans ? "singleCoreK x singleCoreM " :
+                          "singleCoreM x singleCoreK ", a_.isTrans ? t.singleCoreK : t.singleCoreM,
+                          " x ", a_.isTrans ? t.singleCoreM : t.singleCoreK, " in NZ) takes ",
+                          tscm_a, " B of L1");
+    }
+    if (b_in_l1) {
+      s += aicore::StrCat(a_in_l1 ? ", " : "", "B at TPosition::TSCM (",
+                          b_.isTrans ? "singleCoreN x singleCoreK " : "singleCoreK x singleCoreN ",
+                          b_.isTrans ? t.singleCoreN : t.singleCoreK, " x ",
+                          b_.isTrans ? t.singleCoreK : t.singleCoreN, " in NZ) takes ", tscm_b,
+                          " B of L1");
+    }
+    return s;
+  };
+  const int64_t free_l1 = static_cast<int64_t>(chip_l1) - tscm_a - tscm_b;
+  if (free_l1 <= 0) {
+    Reject(aicore::StrCat("GetTiling: ", tscm_text(), "; ", platform_.chip().name, " has ",
+                          chip_l1, " B of L1 per core, so nothing is left for the Matmul (split "
+                          "the operand over more cores or a smaller singleCore shape)"));
+    return false;
+  }
+  int64_t l1 = free_l1;
+  if (l1_limit_ > 0) l1 = std::min<int64_t>(l1, l1_limit_);
   // The bias row of one base block (float, or int32 for int8) is staged in L1 too.
   const int64_t bias_bytes = is_bias_ ? RoundUp(t.baseN, kFractal) * 4 : 0;
-  const int64_t budget = static_cast<int64_t>(l1) - bias_bytes;
+  const int64_t budget = l1 - bias_bytes;
   const int64_t k_iter = CeilDiv(t.singleCoreK, t.baseK);
-  const int64_t a_blk = int64_t{t.baseM} * t.baseK * in;  // one base block of A in L1
-  const int64_t b_blk = int64_t{t.baseK} * t.baseN * in;
+  // One base block of A / B in the Matmul's L1 panels (none for a TSCM operand).
+  const int64_t a_blk = a_in_l1 ? 0 : int64_t{t.baseM} * t.baseK * in;
+  const int64_t b_blk = b_in_l1 ? 0 : int64_t{t.baseK} * t.baseN * in;
   const bool m_first = traverse_ == MatrixTraverse::FIRSTN
                            ? false
                            : traverse_ == MatrixTraverse::FIRSTM ||
@@ -447,10 +490,43 @@ bool MatmulApiTilingBase::ChooseL1(AscendC::tiling::TCubeTiling& t) {
   t.stepM = 1;
   t.stepN = 1;
   int64_t step_a = 0, step_b = 0, depth_a = 0, depth_b = 0;
+  const auto no_room = [&](int64_t need) {
+    const std::string tscm = tscm_text();
+    const std::string blocks =
+        a_in_l1 ? aicore::StrCat("one base block of B (", b_blk, " B)")
+        : b_in_l1 ? aicore::StrCat("one base block of A (", a_blk, " B)")
+                  : aicore::StrCat("one base block of A (", a_blk, " B) and of B (", b_blk, " B)");
+    Reject(aicore::StrCat("GetTiling: ", blocks, " needs ", need, " B but does not fit the ",
+                          budget, " B of L1 available", tscm.empty() ? "" : " (", tscm,
+                          tscm.empty() ? "" : ")"));
+    return false;
+  };
+  if (budget < 0) {
+    const std::string tscm = tscm_text();
+    Reject(aicore::StrCat("GetTiling: the bias row of a base block (", bias_bytes,
+                          " B) does not fit the ", l1, " B of L1 available",
+                          tscm.empty() ? "" : " (", tscm, tscm.empty() ? "" : ")"));
+    return false;
+  }
   if (2 * (a_blk + b_blk) * k_iter <= budget) {
-    // Both whole-K panels, double-buffered.
+    // Both whole-K panels, double-buffered (a TSCM operand: the whole K is resident).
     step_a = step_b = k_iter;
-    depth_a = depth_b = 2 * k_iter;
+    depth_a = a_in_l1 ? k_iter : 2 * k_iter;
+    depth_b = b_in_l1 ? k_iter : 2 * k_iter;
+  } else if (a_in_l1 || b_in_l1) {
+    // The TSCM operand covers the whole K; stream the other as far as L1 allows.
+    const int64_t streamed = a_in_l1 ? b_blk : a_blk;
+    int64_t s = std::min(k_iter, budget / (2 * streamed));
+    int64_t db = 2;
+    if (s < 1) {
+      s = budget >= streamed ? 1 : 0;
+      db = 1;
+    }
+    if (s < 1) return no_room(streamed);
+    (a_in_l1 ? step_a : step_b) = k_iter;
+    (a_in_l1 ? depth_a : depth_b) = k_iter;
+    (a_in_l1 ? step_b : step_a) = s;
+    (a_in_l1 ? depth_b : depth_a) = db * s;
   } else {
     // Hold the reused panel (B when M moves first) for the whole K; stream the other.
     const int64_t held = m_first ? b_blk : a_blk;
@@ -470,11 +546,7 @@ bool MatmulApiTilingBase::ChooseL1(AscendC::tiling::TCubeTiling& t) {
         s = budget >= a_blk + b_blk ? 1 : 0;
         db = 1;
       }
-      if (s < 1) {
-        Reject(aicore::StrCat("GetTiling: one base block of A (", a_blk, " B) and of B (", b_blk,
-                              " B) does not fit the ", budget, " B of L1 available"));
-        return false;
-      }
+      if (s < 1) return no_room(a_blk + b_blk);
       step_a = step_b = s;
       depth_a = depth_b = db * s;
     }

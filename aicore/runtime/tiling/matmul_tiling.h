@@ -108,7 +108,9 @@ class MatmulApiTilingBase {
   // Fixes baseM/baseN/baseK (-1 leaves one to the search). Each must be a multiple of 16 (baseK:
   // of the C0 elements of A's type) and fit L0A/L0B/L0C; checked by GetTiling.
   int32_t SetFixSplit(int32_t base_m = -1, int32_t base_n = -1, int32_t base_k = -1);
-  // Limits the L1, L0C, UB and bias-table bytes the Matmul may use (-1: the whole buffer).
+  // Limits the L1, L0C, UB and bias-table bytes the Matmul may use (-1: the whole buffer). The
+  // L1 of an operand at TPosition::TSCM is not the Matmul's: it plans within min(l1_size, the
+  // chip's L1 less the TSCM operands).
   int32_t SetBufferSpace(int32_t l1_size = -1, int32_t l0c_size = -1, int32_t ub_size = -1,
                          int32_t bt_size = -1);
   int32_t SetTraverse(MatrixTraverse traverse);

@@ -204,6 +204,74 @@ TEST(FixpipeToUb, OtherApisMayNotUseTheAicsViewOfTheUb) {
   EXPECT_THAT(s.message(), HasSubstr("only Fixpipe (L0C -> UB)"));
 }
 
+// The AIC's Fixpipe of the test tile into `dst_at(ub, l1)`, a VECCALC tensor the AIC builds from
+// its view of the AIV's UB (`ub`, the whole UB from offset 0) or from an A1 tensor at L1 offset 0.
+template <typename MakeDst>
+aicore::Status FixpipeInto(const char* kernel, MakeDst dst_at) {
+  return aicore::RunKernel(kernel, 1, Mix(Ascend950()), [&] {
+    using namespace AscendC;
+    if ASCEND_IS_AIC {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> slot;
+      TBuf<TPosition::CO1> acc;
+      TBuf<TPosition::A1> l1;
+      const uint32_t ub_elems =
+          static_cast<uint32_t>(Ascend950().spec(aicore::arch::Buffer::kUb).bytes / 4);
+      const LocalTensor<float> ub = Carve<float>(pipe, slot, ub_elems);
+      const LocalTensor<float> l0c = Carve<float>(pipe, acc, kL0cElems);
+      const LocalTensor<float> l1_t = Carve<float>(pipe, l1, kUbElems);
+      Fixpipe<float, float, CFG_ROW_MAJOR>(dst_at(ub, l1_t), l0c, Params(NoQuant));
+    }
+  });
+}
+
+constexpr uint64_t kUbBytes = 262144;                          // ascend950's UB
+constexpr uint64_t kTileBytes = ((kM - 1) * kPitch + kN) * 4;  // what Params() writes
+
+// A dst `before_end` bytes before the UB's end that claims the tile's size (kUbElems).
+auto PastTheEnd(uint64_t before_end) {
+  return [before_end](const auto& ub, const auto& /*l1*/) {
+    return AscendC::LocalTensor<float>(ub.data() + (kUbBytes - before_end) / 4, kUbElems,
+                                       TPosition::VECCALC);
+  };
+}
+
+TEST(FixpipeToUb, ADstRunningPastTheUbsEndIsAnErrorNamingTheRange) {
+  ASSERT_EQ(Ascend950().spec(aicore::arch::Buffer::kUb).bytes, kUbBytes);
+  const aicore::Status s = FixpipeInto("fixpipe_ub_past_end", PastTheEnd(1024));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("fixpipe_ub_past_end"));
+  EXPECT_THAT(s.message(), HasSubstr("AIC 0"));
+  EXPECT_THAT(s.message(), HasSubstr("Fixpipe: dst: the copy writes UB bytes [261120, " +
+                                     std::to_string(261120 + kTileBytes) +
+                                     ") but the paired AIV's UB is [0, 262144) on ascend950"));
+  EXPECT_THAT(s.message(), HasSubstr("at most 1024 B fit there"));
+  EXPECT_THAT(s.message(), HasSubstr("fixpipe_ub_test.cc"));
+}
+
+TEST(FixpipeToUb, ADstOutsideTheUbIsAnErrorNotAWriteElsewhere) {
+  const aicore::Status s = FixpipeInto("fixpipe_ub_in_l1", [](const auto& /*ub*/, const auto& l1) {
+    // A VECCALC tensor over L1 memory: no byte of L1 may be written as if it were UB.
+    return AscendC::LocalTensor<float>(l1.data(), kUbElems, TPosition::VECCALC);
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("Fixpipe: dst (a UB tensor) starts at L1 offset 0, not in "
+                                     "the paired AIV's UB: allowed dst offsets are [0, 262144)"));
+}
+
+TEST(FixpipeToUb, ADstSmallerThanTheTileIsAnError) {
+  const aicore::Status s = FixpipeInto("fixpipe_ub_small", [](const auto& ub, const auto& /*l1*/) {
+    return ub[static_cast<uint32_t>(kUbBytes / 4 - 64)];  // the UB's last 64 floats
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("Fixpipe: dst LocalTensor: the copy reaches byte " +
+                                     std::to_string(kTileBytes) +
+                                     " but the tensor holds 64 elements (256 bytes)"));
+}
+
 // Planted races are real host data races across threads; run the fibers on one worker.
 class OneWorkerThread {
  public:
@@ -257,6 +325,17 @@ TEST(FixpipeToUb, TheSanitizerOrdersItByTheCrossCoreFlags) {
     EXPECT_LT(r.begin, r.end);
     EXPECT_LE(r.end, uint64_t{kUbElems} * 4) << r.ToString();
   }
+}
+
+TEST(FixpipeToUb, ADstPastTheUbsEndIsTheSameErrorUnderTheSanitizer) {
+  const OneWorkerThread one;
+  aicore::check::Sanitizer sanitizer;  // every tool, as `aicore check` runs
+  const aicore::Status s = FixpipeInto("fixpipe_ub_past_end_check", PastTheEnd(512));
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), aicore::StatusCode::kOutOfRange);
+  EXPECT_THAT(s.message(), HasSubstr("fixpipe_ub_past_end_check"));
+  EXPECT_THAT(s.message(), HasSubstr("Fixpipe: dst: the copy writes UB bytes [261632, "));
+  EXPECT_THAT(s.message(), HasSubstr("[0, 262144)"));
 }
 
 }  // namespace

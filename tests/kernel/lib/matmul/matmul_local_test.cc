@@ -311,6 +311,15 @@ TEST(MatmulTscm, IterateLoop) {
   CheckLocal<half, float, Where::kUb, Where::kGm>({64, 200, 48, false, true, false, 3}, 7, true);
 }
 
+// A TSCM A of 256 KB takes half of 910B1's L1: the host tiling plans B's panels in the half left
+// (a plan for the whole L1 would make the Matmul's InitBuffer run out of L1 beside A).
+TEST(MatmulTscm, LargeAInL1LeavesTheRestOfL1ToTheMatmul) {
+  CheckLocal<half, float, Where::kTscm, Where::kGm>({128, 512, 1024, false, false, false, 1}, 7);
+  // M before N: B held for the whole K (256 KB) beside A (256 KB) and the bias row.
+  CheckLocal<half, float, Where::kTscm, Where::kGm>({256, 256, 512, false, false, true, 1}, 9);
+  CheckLocal<half, float, Where::kGm, Where::kTscm>({512, 96, 1024, false, true, true, 1}, 8);
+}
+
 TEST(MatmulUb, HalfAInUb) { Sweep<half, float, Where::kUb, Where::kGm>({0, 1, 2, 3}); }
 TEST(MatmulUb, FloatBInUb) { Sweep<float, float, Where::kGm, Where::kUb>({0, 1, 2, 3}); }
 TEST(MatmulUb, Bfloat16BothInUb) { Sweep<bfloat16_t, float, Where::kUb, Where::kUb>({0, 3}); }
