@@ -14,6 +14,8 @@ namespace aicore::kernel::engine {
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);     \
   float ReduceSumF32(const float* src, size_t n);                                           \
   float ReduceExtremeF32(bool max, const float* src, size_t n);                             \
+  void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,     \
+                      size_t src_pitch, size_t repeats);                                    \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -28,12 +30,14 @@ using ElementwiseFn = void (*)(VecOp, DType, void*, const void*, const void*, Sc
 using CastFn = void (*)(DType, DType, Round, void*, const void*, size_t);
 using SumFn = float (*)(const float*, size_t);
 using ExtremeFn = float (*)(bool, const float*, size_t);
+using BlockReduceFn = void (*)(BlockReduceOp, float*, size_t, const float*, size_t, size_t);
 
 struct Table {
   ElementwiseFn elementwise;
   CastFn cast;
   SumFn sum;
   ExtremeFn extreme;
+  BlockReduceFn block_reduce;
   const char* name;
 };
 
@@ -42,15 +46,15 @@ Table PickTable() {
   switch (ActiveIsa()) {
     case Isa::kAvx512:
       return {isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
-              isa_avx512::ReduceExtremeF32, "avx512"};
+              isa_avx512::ReduceExtremeF32, isa_avx512::BlockReduceF32, "avx512"};
     case Isa::kAvx2:
       return {isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
-              isa_avx2::ReduceExtremeF32, "avx2"};
+              isa_avx2::ReduceExtremeF32, isa_avx2::BlockReduceF32, "avx2"};
     case Isa::kPortable: break;
   }
 #endif
   return {isa_portable::Elementwise, isa_portable::Cast, isa_portable::ReduceSumF32,
-          isa_portable::ReduceExtremeF32, "portable"};
+          isa_portable::ReduceExtremeF32, isa_portable::BlockReduceF32, "portable"};
 }
 
 const Table& Active() {
@@ -75,6 +79,11 @@ float ReduceSumF32(const float* src, size_t n) { return Active().sum(src, n); }
 
 float ReduceExtremeF32(bool max, const float* src, size_t n) {
   return Active().extreme(max, src, n);
+}
+
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats) {
+  Active().block_reduce(op, dst, dst_pitch, src, src_pitch, repeats);
 }
 
 const char* EngineIsa() { return Active().name; }

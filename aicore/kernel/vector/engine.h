@@ -101,6 +101,17 @@ void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_
 float ReduceSumF32(const float* src, size_t n);
 float ReduceExtremeF32(bool max, const float* src, size_t n);
 
+// BlockReduceMax/Min/Sum over `repeats` whole repeats of 64 floats: each 32-byte DataBlock of 8
+// floats gives one float, as Note [Reduce semantics] (aicore/kernel/vector/reduce.h) defines it:
+// a sum is the pairwise tree of the block ((x0+x1)+(x2+x3))+((x4+x5)+(x6+x7)); an extreme is the
+// first of the block's largest (smallest) non-NaN elements, or its first element when all are
+// NaN. Repeat r is read from src + r * src_pitch bytes and its 8 results are written to
+// dst + r * dst_pitch bytes; the repeats run in order, each read before it is written, so dst may
+// overlap a later repeat's source. Every ISA gives the same bits.
+enum class BlockReduceOp : uint8_t { kMax, kMin, kSum };
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats);
+
 // Returns the ISA the engine dispatches to ("portable", "avx2", "avx512").
 const char* EngineIsa();
 

@@ -866,6 +866,88 @@ float ReduceExtremeF32(bool max, const float* src, size_t n) {
   return ExtremeScalar(max, src, n);
 }
 
+namespace {
+
+constexpr size_t kBlockFloats = 8;  // one 32-byte DataBlock
+
+#if AICORE_ISA != 2
+// The 8 block results of one repeat, element by element (the definition in engine.h).
+void BlockReduceRepeat(BlockReduceOp op, float* out, const float* src) {
+  for (size_t k = 0; k < kRepeatFloats / kBlockFloats; ++k) {
+    const float* b = src + k * kBlockFloats;
+    if (op == BlockReduceOp::kSum) {
+      float v[kBlockFloats];
+      for (size_t e = 0; e < kBlockFloats; ++e) v[e] = b[e];
+      for (size_t w = kBlockFloats / 2; w >= 1; w /= 2) {
+        for (size_t i = 0; i < w; ++i) v[i] = v[2 * i] + v[2 * i + 1];
+      }
+      out[k] = v[0];
+    } else {
+      out[k] = ExtremeScalar(op == BlockReduceOp::kMax, b, kBlockFloats);
+    }
+  }
+}
+#endif
+
+#if AICORE_ISA == 2
+// The adjacent-pair extremes of the 32 lanes of (a, b), in order (no NaN lanes: see below).
+inline __m512 PairExtremes(bool max, __m512 a, __m512 b) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                         30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+                                        31);
+  const __m512 x = _mm512_permutex2var_ps(a, even, b), y = _mm512_permutex2var_ps(a, odd, b);
+  return max ? _mm512_maskz_max_ps(0xffff, x, y) : _mm512_maskz_min_ps(0xffff, x, y);
+}
+#endif
+
+}  // namespace
+
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats) {
+  for (size_t r = 0; r < repeats; ++r) {
+    const float* in = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(src) +
+                                                     r * src_pitch);
+    float* out = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + r * dst_pitch);
+#if AICORE_ISA == 2
+    const __m512 a0 = _mm512_loadu_ps(in), a1 = _mm512_loadu_ps(in + 16);
+    const __m512 a2 = _mm512_loadu_ps(in + 32), a3 = _mm512_loadu_ps(in + 48);
+    if (op == BlockReduceOp::kSum) {
+      // The block's tree: pairs, then pairs of pairs, then the two halves (as TreeSum64V).
+      const __m512 q = PairSums(PairSums(a0, a1), PairSums(a2, a3));  // 16 sums of 4
+      _mm256_storeu_ps(out, _mm512_castps512_ps256(PairSums(q, q)));
+      continue;
+    }
+    // NaNs read as the identity (-inf for max), then a tree of max/min. The result is the
+    // block's value unless it is a zero (whose sign the first occurrence decides) or the
+    // identity (all NaN, or all the identity): those blocks are redone element by element.
+    const bool max = op == BlockReduceOp::kMax;
+    const __m512 id = _mm512_set1_ps(max ? -std::numeric_limits<float>::infinity()
+                                         : std::numeric_limits<float>::infinity());
+    auto clean = [&id](__m512 x) {
+      return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), id);
+    };
+    const __m512 q = PairExtremes(max, PairExtremes(max, clean(a0), clean(a1)),
+                                  PairExtremes(max, clean(a2), clean(a3)));
+    const __m512 m = PairExtremes(max, q, q);  // lanes 0..7: the 8 blocks
+    const __mmask16 redo = static_cast<__mmask16>(
+        (_mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+         _mm512_cmp_ps_mask(m, id, _CMP_EQ_OQ)) & 0xff);
+    alignas(32) float res[kBlockFloats];
+    _mm256_store_ps(res, _mm512_castps512_ps256(m));
+    for (unsigned bits = redo; bits != 0; bits &= bits - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(bits));
+      res[k] = ExtremeScalar(max, in + k * kBlockFloats, kBlockFloats);
+    }
+    std::memcpy(out, res, sizeof(res));
+#else
+    float res[kRepeatFloats / kBlockFloats];
+    BlockReduceRepeat(op, res, in);
+    std::memcpy(out, res, sizeof(res));
+#endif
+  }
+}
+
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {
   const bool nearest = r == Round::kNone || r == Round::kRint;
   // Fast paths.

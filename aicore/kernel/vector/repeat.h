@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -107,6 +108,40 @@ inline bool Active(const RepeatMask& m, uint32_t e) {
   return ((m.bits[e >> 6] >> (e & 63)) & 1u) != 0;
 }
 
+// The lanes [0, per_repeat) of a normal-mode mask as two words, the lanes past per_repeat
+// cleared (per_repeat <= 128).
+inline void LaneWords(const RepeatMask& m, uint32_t per_repeat, uint64_t* lo, uint64_t* hi) {
+  *lo = per_repeat < 64 ? m.bits[0] & ((1ull << per_repeat) - 1) : m.bits[0];
+  *hi = per_repeat <= 64    ? 0
+        : per_repeat < 128 ? m.bits[1] & ((1ull << (per_repeat - 64)) - 1)
+                           : m.bits[1];
+}
+// Returns one past the highest active lane below `per_repeat` of a normal-mode mask (0 when no
+// lane is active).
+inline uint32_t ActiveEnd(const RepeatMask& m, uint32_t per_repeat) {
+  if (per_repeat > 128) {
+    uint32_t end = 0;
+    for (uint32_t e = 0; e < per_repeat; ++e) end = Active(m, e) ? e + 1 : end;
+    return end;
+  }
+  uint64_t lo, hi;
+  LaneWords(m, per_repeat, &lo, &hi);
+  if (hi != 0) return 128 - static_cast<uint32_t>(std::countl_zero(hi));
+  return 64 - static_cast<uint32_t>(std::countl_zero(lo));
+}
+// Returns how many lanes from lane 0 on are active (below `per_repeat`) in a normal-mode mask.
+inline uint32_t ActivePrefix(const RepeatMask& m, uint32_t per_repeat) {
+  if (per_repeat > 128) {
+    uint32_t n = 0;
+    while (n < per_repeat && Active(m, n)) ++n;
+    return n;
+  }
+  uint64_t lo, hi;
+  LaneWords(m, per_repeat, &lo, &hi);
+  const uint32_t n = static_cast<uint32_t>(std::countr_one(lo));
+  return n == 64 ? 64 + static_cast<uint32_t>(std::countr_one(hi)) : n;
+}
+
 // Validates strides, repeat count and every operand's extent, then calls
 // fn(ptrs[0..nops), n) for each maximal run of active elements that is contiguous in every
 // operand. Returns the number of elements processed. `per_repeat` is elements per repeat.
@@ -194,11 +229,8 @@ uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& ma
   }
   uint32_t prefix = per_repeat;  // active lanes of a normal-mode mask, when they are a prefix
   if (run_per_repeat && !mask.counter) {
-    prefix = 0;
-    while (prefix < per_repeat && Active(mask, prefix)) ++prefix;
-    for (uint32_t e = prefix; e < per_repeat && run_per_repeat; ++e) {
-      run_per_repeat = !Active(mask, e);
-    }
+    prefix = ActivePrefix(mask, per_repeat);
+    run_per_repeat = ActiveEnd(mask, per_repeat) == prefix;
   }
   if (run_per_repeat) {
     alignas(64) uint8_t copies[N][256];
