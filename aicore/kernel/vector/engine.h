@@ -68,6 +68,15 @@ struct Scalar {
 void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
                  size_t n);
 
+// Applies `op` to `rows` runs of `n` elements of type `dt`, one run after the other: run r writes
+// dst + r * pitch[0] bytes and reads src0 + r * pitch[1] and src1 + r * pitch[2]. A source whose
+// bit is set in `block_sources` (bit 1: src0, bit 2: src1) is the one 32-byte DataBlock at that
+// address repeated along the run (then n * DTypeSize(dt) <= 256); it is read before the run
+// writes, so it may overlap dst. Otherwise as `rows` Elementwise calls (a source may alias its
+// run's dst only exactly). Unused sources may be null.
+void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
+                     size_t n, size_t rows, const uint64_t pitch[3], unsigned block_sources);
+
 // Rounding of a conversion; the order matches AscendC::RoundMode.
 //   kNone:  kRint when the conversion loses precision, exact otherwise.
 //   kRint:  to nearest, ties to even.      kFloor: toward -inf.     kCeil: toward +inf.

@@ -744,6 +744,89 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Sc
 
 namespace {
 
+// ElementwiseRows for one op: the op and type are resolved once for all the runs.
+template <VecOp op>
+void RunRows(DType dt, uint8_t* dst, const uint8_t* a, const uint8_t* b, Scalar s, size_t n,
+             size_t rows, const uint64_t* pitch, unsigned block_sources) {
+#if AICORE_ISA == 2
+  // float + - * / max min on 16 lanes, a repeated block broadcast into both halves of a vector
+  // (it is loaded before the run's first store; maskz forms: see Widen); ApplyV is ApplyF
+  // operation for operation.
+  constexpr bool kVectorBinary = op == VecOp::kAdd || op == VecOp::kSub || op == VecOp::kMul ||
+                                 op == VecOp::kDiv || op == VecOp::kMax || op == VecOp::kMin;
+  if constexpr (kVectorBinary) {
+    if (dt == DType::kF32 && a != nullptr && b != nullptr) {
+      const auto tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
+      for (size_t r = 0; r < rows; ++r) {
+        const auto* x = reinterpret_cast<const float*>(a + r * pitch[1]);
+        const auto* y = reinterpret_cast<const float*>(b + r * pitch[2]);
+        auto* d = reinterpret_cast<float*>(dst + r * pitch[0]);
+        const bool xb = (block_sources & 2u) != 0, yb = (block_sources & 4u) != 0;
+        auto spread = [](const float* p) {
+          return _mm512_maskz_broadcast_f32x8(0xffff, _mm256_loadu_ps(p));
+        };
+        const __m512 xv = xb ? spread(x) : _mm512_setzero_ps();
+        const __m512 yv = yb ? spread(y) : _mm512_setzero_ps();
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+          const __m512 u = xb ? xv : _mm512_loadu_ps(x + i);
+          const __m512 v = yb ? yv : _mm512_loadu_ps(y + i);
+          _mm512_storeu_ps(d + i, ApplyV<op>(u, v));
+        }
+        if (i < n) {
+          const __m512 u = xb ? xv : _mm512_maskz_loadu_ps(tail, x + i);
+          const __m512 v = yb ? yv : _mm512_maskz_loadu_ps(tail, y + i);
+          _mm512_mask_storeu_ps(d + i, tail, ApplyV<op>(u, v));
+        }
+      }
+      return;
+    }
+  }
+#endif
+  alignas(64) uint8_t copies[2][256];
+  const size_t bytes = n * DTypeSize(dt);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* src[2] = {a != nullptr ? a + r * pitch[1] : nullptr,
+                             b != nullptr ? b + r * pitch[2] : nullptr};
+    for (int k = 0; k < 2; ++k) {
+      if (src[k] == nullptr || (block_sources & (2u << k)) == 0) continue;
+      for (size_t o = 0; o < bytes; o += 32) std::memcpy(copies[k] + o, src[k], 32);
+      src[k] = copies[k];
+    }
+    RunTyped<op>(dt, dst + r * pitch[0], src[0], src[1], s, n);
+  }
+}
+
+}  // namespace
+
+void ElementwiseRows(VecOp op, DType dt, void* dst, const void* a, const void* b, Scalar s,
+                     size_t n, size_t rows, const uint64_t pitch[3], unsigned block_sources) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* pa = static_cast<const uint8_t*>(a);
+  const auto* pb = static_cast<const uint8_t*>(b);
+  switch (op) {
+#define AICORE_OP_CASE(O)                                                      \
+  case VecOp::O:                                                               \
+    RunRows<VecOp::O>(dt, d, pa, pb, s, n, rows, pitch, block_sources);        \
+    return;
+    AICORE_OP_CASE(kAdd) AICORE_OP_CASE(kSub) AICORE_OP_CASE(kMul) AICORE_OP_CASE(kDiv)
+    AICORE_OP_CASE(kMax) AICORE_OP_CASE(kMin) AICORE_OP_CASE(kAnd) AICORE_OP_CASE(kOr)
+    AICORE_OP_CASE(kAddRelu) AICORE_OP_CASE(kSubRelu)
+    AICORE_OP_CASE(kAdds) AICORE_OP_CASE(kMuls) AICORE_OP_CASE(kMaxs) AICORE_OP_CASE(kMins)
+    AICORE_OP_CASE(kSubs) AICORE_OP_CASE(kDivs) AICORE_OP_CASE(kLeakyRelu)
+    AICORE_OP_CASE(kShiftLeft) AICORE_OP_CASE(kShiftRight)
+    AICORE_OP_CASE(kExp) AICORE_OP_CASE(kLn) AICORE_OP_CASE(kAbs) AICORE_OP_CASE(kSqrt)
+    AICORE_OP_CASE(kRsqrt) AICORE_OP_CASE(kReciprocal) AICORE_OP_CASE(kRelu)
+    AICORE_OP_CASE(kNot) AICORE_OP_CASE(kNeg) AICORE_OP_CASE(kCopy)
+    AICORE_OP_CASE(kDuplicate) AICORE_OP_CASE(kAxpy)
+#undef AICORE_OP_CASE
+    case VecOp::kCount:
+      return;
+  }
+}
+
+namespace {
+
 constexpr size_t kRepeatFloats = 64;  // one 256-byte repeat
 
 // The pairwise tree of one repeat of 64 floats (see ReduceSumF32 in engine.h).

@@ -24,6 +24,9 @@ namespace aicore::kernel::engine {
   namespace ns {                                                                                \
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s, \
                    size_t n);                                                                   \
+  void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
+                       Scalar s, size_t n, size_t rows, const uint64_t pitch[3],                \
+                       unsigned block_sources);                                                 \
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);         \
   float ReduceSumF32(const float* src, size_t n);                                               \
   float ReduceExtremeF32(bool max, const float* src, size_t n);                                 \
@@ -42,6 +45,7 @@ namespace {
 struct Variant {
   const char* name;
   decltype(&isa_portable::Elementwise) elementwise;
+  decltype(&isa_portable::ElementwiseRows) rows;
   decltype(&isa_portable::Cast) cast;
   decltype(&isa_portable::ReduceSumF32) sum;
   decltype(&isa_portable::ReduceExtremeF32) extreme;
@@ -50,16 +54,18 @@ struct Variant {
 
 // The variants this host can run, portable first.
 std::vector<Variant> Variants() {
-  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::Cast,
+  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::ElementwiseRows,
+                             isa_portable::Cast,
                              isa_portable::ReduceSumF32, isa_portable::ReduceExtremeF32,
                              isa_portable::BlockReduceF32}};
 #if defined(__x86_64__)
   if (DetectedIsa() >= Isa::kAvx2) {
-    v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
+    v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::ElementwiseRows, isa_avx2::Cast, isa_avx2::ReduceSumF32,
                  isa_avx2::ReduceExtremeF32, isa_avx2::BlockReduceF32});
   }
   if (DetectedIsa() >= Isa::kAvx512) {
-    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
+    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::ElementwiseRows,
+                 isa_avx512::Cast, isa_avx512::ReduceSumF32,
                  isa_avx512::ReduceExtremeF32, isa_avx512::BlockReduceF32});
   }
 #endif
@@ -429,6 +435,62 @@ TEST(EngineIsa, BlockReductionsMatchTheBlockTreeAndAgreeBitForBit) {
         for (size_t k = 0; k < 8; ++k) {
           EXPECT_EQ(std::bit_cast<uint32_t>(in_place[r * kPitch + k]), want[r * 8 + k])
               << v.name << " in place, op " << static_cast<int>(op) << " repeat " << r;
+        }
+      }
+    }
+  }
+}
+
+// ElementwiseRows equals one Elementwise call per run (the portable one), a repeated DataBlock
+// spread over the run first, for every ISA; in place and with tails too.
+TEST(EngineIsa, RowsMatchOneCallPerRunWithBlocksSpread) {
+  std::mt19937 rng(23);
+  const VecOp ops[] = {VecOp::kAdd, VecOp::kSub, VecOp::kMul, VecOp::kDiv,
+                       VecOp::kMax, VecOp::kMin, VecOp::kExp, VecOp::kAdds};
+  for (DType dt : {DType::kF32, DType::kF16, DType::kI32}) {
+    const size_t es = DTypeSize(dt), per_repeat = 256 / es;
+    for (VecOp op : ops) {
+      if (!VecOpSupports(op, dt)) continue;
+      for (size_t n : {per_repeat, per_repeat - 3, size_t{5}}) {
+        for (unsigned block : {0u, 2u, 4u}) {
+          for (bool in_place : {false, true}) {
+            constexpr size_t kRows = 9;
+            const uint64_t pitch[3] = {320, in_place ? 320u : 288u, block == 4 ? 32u : 352u};
+            std::vector<uint8_t> a = RandomBytes(dt, kRows * 352 / es + 64, rng);
+            std::vector<uint8_t> b = RandomBytes(dt, kRows * 352 / es + 64, rng);
+            std::vector<uint8_t> want(kRows * 320 + 256, 0xab);
+            Scalar sc;
+            sc.f = 1.75;
+            sc.i = 3;
+            // The reference: spread each block, then one portable call per run.
+            for (size_t r = 0; r < kRows; ++r) {
+              std::vector<uint8_t> x(256), y(256);
+              const uint8_t* pa = (in_place ? want.data() : a.data()) + r * pitch[1];
+              const uint8_t* pb = b.data() + r * pitch[2];
+              if (in_place) std::memcpy(want.data() + r * 320, a.data() + r * 288, 256);
+              if (block == 2) {
+                for (size_t o = 0; o < 256; o += 32) std::memcpy(x.data() + o, pa, 32);
+                pa = x.data();
+              }
+              if (block == 4) {
+                for (size_t o = 0; o < 256; o += 32) std::memcpy(y.data() + o, pb, 32);
+                pb = y.data();
+              }
+              isa_portable::Elementwise(op, dt, want.data() + r * 320, pa, pb, sc, n);
+            }
+            for (const Variant& v : Variants()) {
+              std::vector<uint8_t> got(want.size(), 0xab);
+              if (in_place) {
+                for (size_t r = 0; r < kRows; ++r) {
+                  std::memcpy(got.data() + r * 320, a.data() + r * 288, 256);
+                }
+              }
+              v.rows(op, dt, got.data(), in_place ? got.data() : a.data(), b.data(), sc, n, kRows,
+                     pitch, block);
+              EXPECT_EQ(got, want) << v.name << " " << VecOpName(op) << " " << DTypeName(dt)
+                                   << " n=" << n << " block=" << block << " in_place=" << in_place;
+            }
+          }
         }
       }
     }
