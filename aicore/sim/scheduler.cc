@@ -83,6 +83,7 @@ struct Launch {
   uint64_t syncall_gen = 0;
   int64_t syncall_arrived = 0;
   int64_t aiv_count = 0;
+  int64_t type_count[3] = {0, 0, 0};  // cores per CoreType (LaunchCoreCount)
   int64_t suspensions = 0;  // BlockUntil calls that suspended, for the debug log
   uint64_t gm_epoch = kGmEpochNow;  // the launching thread's GM view epoch
   // Note [L0C to UB]: per group of a 1:1 mix launch on a fixpipe_to_ub chip, the UB its AIC and
@@ -517,6 +518,7 @@ Status RunKernel(const LaunchSpec& spec) {
     return e.status();
   }
   L.tasks = ExpandTasks(spec, *L.chip, &L.aiv_count);
+  for (const CoreIdentity& t : L.tasks) ++L.type_count[static_cast<int>(t.type)];
   {
     std::lock_guard<std::mutex> lk(g_observers_mu);
     L.observers = g_observers;
@@ -642,9 +644,7 @@ void SyncAllCores(bool aiv_only, const std::source_location& loc, int64_t partic
 int64_t LaunchCoreCount(CoreType type) {
   Launch* L = t_launch;
   if (L == nullptr) return 0;
-  int64_t n = 0;
-  for (const auto& t : L->tasks) n += t.type == type ? 1 : 0;
-  return n;
+  return L->type_count[static_cast<int>(type)];
 }
 
 }  // namespace aicore::sim

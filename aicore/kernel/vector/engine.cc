@@ -11,9 +11,14 @@ namespace aicore::kernel::engine {
   namespace ns {                                                                            \
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
                    Scalar s, size_t n);                                                     \
+  void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1,   \
+                       Scalar s, size_t n, size_t rows, const uint64_t pitch[3],            \
+                       unsigned block_sources);                                             \
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);     \
   float ReduceSumF32(const float* src, size_t n);                                           \
   float ReduceExtremeF32(bool max, const float* src, size_t n);                             \
+  void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,     \
+                      size_t src_pitch, size_t repeats);                                    \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -25,32 +30,38 @@ AICORE_DECLARE_ISA(isa_avx512)
 namespace {
 
 using ElementwiseFn = void (*)(VecOp, DType, void*, const void*, const void*, Scalar, size_t);
+using RowsFn = void (*)(VecOp, DType, void*, const void*, const void*, Scalar, size_t, size_t,
+                       const uint64_t*, unsigned);
 using CastFn = void (*)(DType, DType, Round, void*, const void*, size_t);
 using SumFn = float (*)(const float*, size_t);
 using ExtremeFn = float (*)(bool, const float*, size_t);
+using BlockReduceFn = void (*)(BlockReduceOp, float*, size_t, const float*, size_t, size_t);
 
 struct Table {
   ElementwiseFn elementwise;
+  RowsFn rows;
   CastFn cast;
   SumFn sum;
   ExtremeFn extreme;
+  BlockReduceFn block_reduce;
   const char* name;
 };
 
 Table PickTable() {
+#define AICORE_TABLE(ns, name)                                                            \
+  Table {                                                                                 \
+    ns::Elementwise, ns::ElementwiseRows, ns::Cast, ns::ReduceSumF32, ns::ReduceExtremeF32, \
+        ns::BlockReduceF32, name                                                          \
+  }
 #if defined(__x86_64__)
   switch (ActiveIsa()) {
-    case Isa::kAvx512:
-      return {isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
-              isa_avx512::ReduceExtremeF32, "avx512"};
-    case Isa::kAvx2:
-      return {isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
-              isa_avx2::ReduceExtremeF32, "avx2"};
+    case Isa::kAvx512: return AICORE_TABLE(isa_avx512, "avx512");
+    case Isa::kAvx2: return AICORE_TABLE(isa_avx2, "avx2");
     case Isa::kPortable: break;
   }
 #endif
-  return {isa_portable::Elementwise, isa_portable::Cast, isa_portable::ReduceSumF32,
-          isa_portable::ReduceExtremeF32, "portable"};
+  return AICORE_TABLE(isa_portable, "portable");
+#undef AICORE_TABLE
 }
 
 const Table& Active() {
@@ -66,6 +77,12 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* sr
   Active().elementwise(op, dt, dst, src0, src1, s, n);
 }
 
+void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
+                     size_t n, size_t rows, const uint64_t pitch[3], unsigned block_sources) {
+  if (n == 0 || rows == 0) return;
+  Active().rows(op, dt, dst, src0, src1, s, n, rows, pitch, block_sources);
+}
+
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {
   if (n == 0) return;
   Active().cast(dst_dt, src_dt, r, dst, src, n);
@@ -75,6 +92,11 @@ float ReduceSumF32(const float* src, size_t n) { return Active().sum(src, n); }
 
 float ReduceExtremeF32(bool max, const float* src, size_t n) {
   return Active().extreme(max, src, n);
+}
+
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats) {
+  Active().block_reduce(op, dst, dst_pitch, src, src_pitch, repeats);
 }
 
 const char* EngineIsa() { return Active().name; }

@@ -68,6 +68,15 @@ struct Scalar {
 void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
                  size_t n);
 
+// Applies `op` to `rows` runs of `n` elements of type `dt`, one run after the other: run r writes
+// dst + r * pitch[0] bytes and reads src0 + r * pitch[1] and src1 + r * pitch[2]. A source whose
+// bit is set in `block_sources` (bit 1: src0, bit 2: src1) is the one 32-byte DataBlock at that
+// address repeated along the run (then n * DTypeSize(dt) <= 256); it is read before the run
+// writes, so it may overlap dst. Otherwise as `rows` Elementwise calls (a source may alias its
+// run's dst only exactly). Unused sources may be null.
+void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s,
+                     size_t n, size_t rows, const uint64_t pitch[3], unsigned block_sources);
+
 // Rounding of a conversion; the order matches AscendC::RoundMode.
 //   kNone:  kRint when the conversion loses precision, exact otherwise.
 //   kRint:  to nearest, ties to even.      kFloor: toward -inf.     kCeil: toward +inf.
@@ -100,6 +109,17 @@ void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_
 //                     equal values the first (only +0 and -0 tell them apart).
 float ReduceSumF32(const float* src, size_t n);
 float ReduceExtremeF32(bool max, const float* src, size_t n);
+
+// BlockReduceMax/Min/Sum over `repeats` whole repeats of 64 floats: each 32-byte DataBlock of 8
+// floats gives one float, as Note [Reduce semantics] (aicore/kernel/vector/reduce.h) defines it:
+// a sum is the pairwise tree of the block ((x0+x1)+(x2+x3))+((x4+x5)+(x6+x7)); an extreme is the
+// first of the block's largest (smallest) non-NaN elements, or its first element when all are
+// NaN. Repeat r is read from src + r * src_pitch bytes and its 8 results are written to
+// dst + r * dst_pitch bytes; the repeats run in order, each read before it is written, so dst may
+// overlap a later repeat's source. Every ISA gives the same bits.
+enum class BlockReduceOp : uint8_t { kMax, kMin, kSum };
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats);
 
 // Returns the ISA the engine dispatches to ("portable", "avx2", "avx512").
 const char* EngineIsa();

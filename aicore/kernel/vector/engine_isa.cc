@@ -744,6 +744,89 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Sc
 
 namespace {
 
+// ElementwiseRows for one op: the op and type are resolved once for all the runs.
+template <VecOp op>
+void RunRows(DType dt, uint8_t* dst, const uint8_t* a, const uint8_t* b, Scalar s, size_t n,
+             size_t rows, const uint64_t* pitch, unsigned block_sources) {
+#if AICORE_ISA == 2
+  // float + - * / max min on 16 lanes, a repeated block broadcast into both halves of a vector
+  // (it is loaded before the run's first store; maskz forms: see Widen); ApplyV is ApplyF
+  // operation for operation.
+  constexpr bool kVectorBinary = op == VecOp::kAdd || op == VecOp::kSub || op == VecOp::kMul ||
+                                 op == VecOp::kDiv || op == VecOp::kMax || op == VecOp::kMin;
+  if constexpr (kVectorBinary) {
+    if (dt == DType::kF32 && a != nullptr && b != nullptr) {
+      const auto tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
+      for (size_t r = 0; r < rows; ++r) {
+        const auto* x = reinterpret_cast<const float*>(a + r * pitch[1]);
+        const auto* y = reinterpret_cast<const float*>(b + r * pitch[2]);
+        auto* d = reinterpret_cast<float*>(dst + r * pitch[0]);
+        const bool xb = (block_sources & 2u) != 0, yb = (block_sources & 4u) != 0;
+        auto spread = [](const float* p) {
+          return _mm512_maskz_broadcast_f32x8(0xffff, _mm256_loadu_ps(p));
+        };
+        const __m512 xv = xb ? spread(x) : _mm512_setzero_ps();
+        const __m512 yv = yb ? spread(y) : _mm512_setzero_ps();
+        size_t i = 0;
+        for (; i + 16 <= n; i += 16) {
+          const __m512 u = xb ? xv : _mm512_loadu_ps(x + i);
+          const __m512 v = yb ? yv : _mm512_loadu_ps(y + i);
+          _mm512_storeu_ps(d + i, ApplyV<op>(u, v));
+        }
+        if (i < n) {
+          const __m512 u = xb ? xv : _mm512_maskz_loadu_ps(tail, x + i);
+          const __m512 v = yb ? yv : _mm512_maskz_loadu_ps(tail, y + i);
+          _mm512_mask_storeu_ps(d + i, tail, ApplyV<op>(u, v));
+        }
+      }
+      return;
+    }
+  }
+#endif
+  alignas(64) uint8_t copies[2][256];
+  const size_t bytes = n * DTypeSize(dt);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* src[2] = {a != nullptr ? a + r * pitch[1] : nullptr,
+                             b != nullptr ? b + r * pitch[2] : nullptr};
+    for (int k = 0; k < 2; ++k) {
+      if (src[k] == nullptr || (block_sources & (2u << k)) == 0) continue;
+      for (size_t o = 0; o < bytes; o += 32) std::memcpy(copies[k] + o, src[k], 32);
+      src[k] = copies[k];
+    }
+    RunTyped<op>(dt, dst + r * pitch[0], src[0], src[1], s, n);
+  }
+}
+
+}  // namespace
+
+void ElementwiseRows(VecOp op, DType dt, void* dst, const void* a, const void* b, Scalar s,
+                     size_t n, size_t rows, const uint64_t pitch[3], unsigned block_sources) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* pa = static_cast<const uint8_t*>(a);
+  const auto* pb = static_cast<const uint8_t*>(b);
+  switch (op) {
+#define AICORE_OP_CASE(O)                                                      \
+  case VecOp::O:                                                               \
+    RunRows<VecOp::O>(dt, d, pa, pb, s, n, rows, pitch, block_sources);        \
+    return;
+    AICORE_OP_CASE(kAdd) AICORE_OP_CASE(kSub) AICORE_OP_CASE(kMul) AICORE_OP_CASE(kDiv)
+    AICORE_OP_CASE(kMax) AICORE_OP_CASE(kMin) AICORE_OP_CASE(kAnd) AICORE_OP_CASE(kOr)
+    AICORE_OP_CASE(kAddRelu) AICORE_OP_CASE(kSubRelu)
+    AICORE_OP_CASE(kAdds) AICORE_OP_CASE(kMuls) AICORE_OP_CASE(kMaxs) AICORE_OP_CASE(kMins)
+    AICORE_OP_CASE(kSubs) AICORE_OP_CASE(kDivs) AICORE_OP_CASE(kLeakyRelu)
+    AICORE_OP_CASE(kShiftLeft) AICORE_OP_CASE(kShiftRight)
+    AICORE_OP_CASE(kExp) AICORE_OP_CASE(kLn) AICORE_OP_CASE(kAbs) AICORE_OP_CASE(kSqrt)
+    AICORE_OP_CASE(kRsqrt) AICORE_OP_CASE(kReciprocal) AICORE_OP_CASE(kRelu)
+    AICORE_OP_CASE(kNot) AICORE_OP_CASE(kNeg) AICORE_OP_CASE(kCopy)
+    AICORE_OP_CASE(kDuplicate) AICORE_OP_CASE(kAxpy)
+#undef AICORE_OP_CASE
+    case VecOp::kCount:
+      return;
+  }
+}
+
+namespace {
+
 constexpr size_t kRepeatFloats = 64;  // one 256-byte repeat
 
 // The pairwise tree of one repeat of 64 floats (see ReduceSumF32 in engine.h).
@@ -863,6 +946,88 @@ float ReduceExtremeF32(bool max, const float* src, size_t n) {
   }
 #endif
   return ExtremeScalar(max, src, n);
+}
+
+namespace {
+
+constexpr size_t kBlockFloats = 8;  // one 32-byte DataBlock
+
+#if AICORE_ISA != 2
+// The 8 block results of one repeat, element by element (the definition in engine.h).
+void BlockReduceRepeat(BlockReduceOp op, float* out, const float* src) {
+  for (size_t k = 0; k < kRepeatFloats / kBlockFloats; ++k) {
+    const float* b = src + k * kBlockFloats;
+    if (op == BlockReduceOp::kSum) {
+      float v[kBlockFloats];
+      for (size_t e = 0; e < kBlockFloats; ++e) v[e] = b[e];
+      for (size_t w = kBlockFloats / 2; w >= 1; w /= 2) {
+        for (size_t i = 0; i < w; ++i) v[i] = v[2 * i] + v[2 * i + 1];
+      }
+      out[k] = v[0];
+    } else {
+      out[k] = ExtremeScalar(op == BlockReduceOp::kMax, b, kBlockFloats);
+    }
+  }
+}
+#endif
+
+#if AICORE_ISA == 2
+// The adjacent-pair extremes of the 32 lanes of (a, b), in order (no NaN lanes: see below).
+inline __m512 PairExtremes(bool max, __m512 a, __m512 b) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+                                         30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+                                        31);
+  const __m512 x = _mm512_permutex2var_ps(a, even, b), y = _mm512_permutex2var_ps(a, odd, b);
+  return max ? _mm512_maskz_max_ps(0xffff, x, y) : _mm512_maskz_min_ps(0xffff, x, y);
+}
+#endif
+
+}  // namespace
+
+void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,
+                    size_t src_pitch, size_t repeats) {
+  for (size_t r = 0; r < repeats; ++r) {
+    const float* in = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(src) +
+                                                     r * src_pitch);
+    float* out = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + r * dst_pitch);
+#if AICORE_ISA == 2
+    const __m512 a0 = _mm512_loadu_ps(in), a1 = _mm512_loadu_ps(in + 16);
+    const __m512 a2 = _mm512_loadu_ps(in + 32), a3 = _mm512_loadu_ps(in + 48);
+    if (op == BlockReduceOp::kSum) {
+      // The block's tree: pairs, then pairs of pairs, then the two halves (as TreeSum64V).
+      const __m512 q = PairSums(PairSums(a0, a1), PairSums(a2, a3));  // 16 sums of 4
+      _mm256_storeu_ps(out, _mm512_castps512_ps256(PairSums(q, q)));
+      continue;
+    }
+    // NaNs read as the identity (-inf for max), then a tree of max/min. The result is the
+    // block's value unless it is a zero (whose sign the first occurrence decides) or the
+    // identity (all NaN, or all the identity): those blocks are redone element by element.
+    const bool max = op == BlockReduceOp::kMax;
+    const __m512 id = _mm512_set1_ps(max ? -std::numeric_limits<float>::infinity()
+                                         : std::numeric_limits<float>::infinity());
+    auto clean = [&id](__m512 x) {
+      return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), id);
+    };
+    const __m512 q = PairExtremes(max, PairExtremes(max, clean(a0), clean(a1)),
+                                  PairExtremes(max, clean(a2), clean(a3)));
+    const __m512 m = PairExtremes(max, q, q);  // lanes 0..7: the 8 blocks
+    const __mmask16 redo = static_cast<__mmask16>(
+        (_mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+         _mm512_cmp_ps_mask(m, id, _CMP_EQ_OQ)) & 0xff);
+    alignas(32) float res[kBlockFloats];
+    _mm256_store_ps(res, _mm512_castps512_ps256(m));
+    for (unsigned bits = redo; bits != 0; bits &= bits - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctz(bits));
+      res[k] = ExtremeScalar(max, in + k * kBlockFloats, kBlockFloats);
+    }
+    std::memcpy(out, res, sizeof(res));
+#else
+    float res[kRepeatFloats / kBlockFloats];
+    BlockReduceRepeat(op, res, in);
+    std::memcpy(out, res, sizeof(res));
+#endif
+  }
 }
 
 void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n) {

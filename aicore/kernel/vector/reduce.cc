@@ -46,9 +46,8 @@ ReduceGeometry MakeGeometry(const RepeatMask& mask, uint32_t per_repeat, uint32_
     last_any = static_cast<uint32_t>(std::min<uint64_t>(per_repeat, mask.count)) - 1;
     last_final = static_cast<uint32_t>((mask.count - 1) % per_repeat);
   } else {
-    for (uint32_t e = 0; e < per_repeat; ++e) {
-      if (Active(mask, e)) last_any = e;
-    }
+    const uint32_t end = ActiveEnd(mask, per_repeat);
+    last_any = end == 0 ? 0 : end - 1;
     last_final = last_any;
   }
   const uint32_t per_block = 32 / esize;

@@ -461,37 +461,47 @@ void BlockOrPairReduce(ReduceKind kind, bool pairs, const LocalTensor<T>& dst,
   if (!pairs && all_active && g.blk_stride == 1) {
     // Every lane active, adjacent blocks: the block results of a repeat side by side, the same
     // values as the general loop below (sums by TreeSum; an extreme skips NaNs, first wins, and
-    // an all-NaN block reports its first element), without its per-lane flags.
-    const auto* base = reinterpret_cast<const uint8_t*>(src.data());
-    for (uint32_t r = 0; r < g.repeats; ++r) {
-      const uint8_t* row = base + uint64_t{r} * g.rep_stride * 32;
-      for (uint32_t e = 0; e < kPer; ++e) {
-        T x;
-        std::memcpy(&x, row + uint64_t{e} * sizeof(T), sizeof(T));
-        v[e] = static_cast<float>(x);
-      }
-      constexpr uint32_t kResults = kPer / kPerBlock;
-      float out[kResults];
-      if (kind == ReduceKind::kSum) {
-        for (uint32_t k = 0; k < kResults; ++k) out[k] = TreeSum(v + k * kPerBlock, kPerBlock);
-      } else {
-        bool found[kResults];
-        for (uint32_t k = 0; k < kResults; ++k) {
-          out[k] = v[k * kPerBlock];
-          found[k] = out[k] == out[k];
+    // an all-NaN block reports its first element), without its per-lane flags; float in the
+    // engine's vector loops.
+    if constexpr (std::is_same_v<T, float>) {
+      using aicore::kernel::engine::BlockReduceOp;
+      aicore::kernel::engine::BlockReduceF32(
+          kind == ReduceKind::kSum   ? BlockReduceOp::kSum
+          : kind == ReduceKind::kMax ? BlockReduceOp::kMax
+                                     : BlockReduceOp::kMin,
+          dst.data(), pitch, src.data(), uint64_t{g.rep_stride} * 32, g.repeats);
+    } else {
+      const auto* base = reinterpret_cast<const uint8_t*>(src.data());
+      for (uint32_t r = 0; r < g.repeats; ++r) {
+        const uint8_t* row = base + uint64_t{r} * g.rep_stride * 32;
+        for (uint32_t e = 0; e < kPer; ++e) {
+          T x;
+          std::memcpy(&x, row + uint64_t{e} * sizeof(T), sizeof(T));
+          v[e] = static_cast<float>(x);
         }
-        for (uint32_t e = 1; e < kPerBlock; ++e) {
+        constexpr uint32_t kResults = kPer / kPerBlock;
+        float out[kResults];
+        if (kind == ReduceKind::kSum) {
+          for (uint32_t k = 0; k < kResults; ++k) out[k] = TreeSum(v + k * kPerBlock, kPerBlock);
+        } else {
+          bool found[kResults];
           for (uint32_t k = 0; k < kResults; ++k) {
-            const float a = v[k * kPerBlock + e];
-            const bool better = kind == ReduceKind::kMax ? a > out[k] : a < out[k];
-            const bool take = a == a && (!found[k] || better);
-            out[k] = take ? a : out[k];
-            found[k] = found[k] || take;
+            out[k] = v[k * kPerBlock];
+            found[k] = out[k] == out[k];
+          }
+          for (uint32_t e = 1; e < kPerBlock; ++e) {
+            for (uint32_t k = 0; k < kResults; ++k) {
+              const float a = v[k * kPerBlock + e];
+              const bool better = kind == ReduceKind::kMax ? a > out[k] : a < out[k];
+              const bool take = a == a && (!found[k] || better);
+              out[k] = take ? a : out[k];
+              found[k] = found[k] || take;
+            }
           }
         }
-      }
-      for (uint32_t k = 0; k < kResults; ++k) {
-        StoreAt(dst, r * pitch + k * sizeof(T), static_cast<T>(out[k]));
+        for (uint32_t k = 0; k < kResults; ++k) {
+          StoreAt(dst, r * pitch + k * sizeof(T), static_cast<T>(out[k]));
+        }
       }
     }
     elements = uint64_t{g.repeats} * kPer;

@@ -2,8 +2,36 @@
 #include "aicore/kernel/vector/repeat.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace AscendC::detail {
+
+namespace {
+
+// Returns a lane whose position inside its DataBlock of `per_block` lanes is the highest of the
+// active lanes of a normal-mode mask (`last_any`, the highest active lane, when none is active):
+// with block stride 0 every DataBlock of a repeat lands on the first, so that position reaches
+// farthest.
+uint32_t FarthestInBlock(const RepeatMask& mask, uint32_t per_repeat, uint32_t per_block,
+                         uint32_t last_any) {
+  if (per_repeat <= 128 && per_block <= 64 && 64 % per_block == 0) {
+    // Only the position inside the block matters: OR the blocks of the mask together.
+    uint64_t lo, hi;
+    LaneWords(mask, per_repeat, &lo, &hi);
+    uint64_t acc = 0;
+    for (uint32_t c = 0; c < 64; c += per_block) acc |= (lo >> c) | (hi >> c);
+    if (per_block < 64) acc &= (1ull << per_block) - 1;
+    if (acc == 0) return last_any;
+    return 63 - static_cast<uint32_t>(std::countl_zero(acc));
+  }
+  uint32_t far = last_any;
+  for (uint32_t e = 0; e < per_repeat; ++e) {
+    if (Active(mask, e) && e % per_block > far % per_block) far = e;
+  }
+  return far;
+}
+
+}  // namespace
 
 RepeatMask ResolveMask(bool is_set_mask, const uint64_t* bit_mask, const uint64_t* cont_mask,
                        uint32_t per_repeat, const char* api, const SrcLoc& loc) {
@@ -59,9 +87,8 @@ void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const Rep
     last_any = static_cast<uint32_t>(std::min<uint64_t>(per_repeat, mask.count)) - 1;
     last_final = static_cast<uint32_t>((mask.count - 1) % per_repeat);
   } else {
-    for (uint32_t e = 0; e < per_repeat; ++e) {
-      if (Active(mask, e)) last_any = e;
-    }
+    const uint32_t end = ActiveEnd(mask, per_repeat);
+    last_any = end == 0 ? 0 : end - 1;
     last_final = last_any;
   }
   for (int k = 0; k < n; ++k) {
@@ -87,9 +114,7 @@ void CheckLevel0Extent(const Operand* ops, int n, uint32_t per_repeat, const Rep
         far_any = std::min(last_any, per_block - 1);
         far_final = std::min(last_final, per_block - 1);
       } else {
-        for (uint32_t e = 0; e < per_repeat; ++e) {
-          if (Active(mask, e) && e % per_block > far_any % per_block) far_any = e;
-        }
+        far_any = FarthestInBlock(mask, per_repeat, per_block, last_any);
         far_final = far_any;
       }
     }

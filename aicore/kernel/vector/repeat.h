@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -107,9 +108,57 @@ inline bool Active(const RepeatMask& m, uint32_t e) {
   return ((m.bits[e >> 6] >> (e & 63)) & 1u) != 0;
 }
 
+// The lanes [0, per_repeat) of a normal-mode mask as two words, the lanes past per_repeat
+// cleared (per_repeat <= 128).
+inline void LaneWords(const RepeatMask& m, uint32_t per_repeat, uint64_t* lo, uint64_t* hi) {
+  *lo = per_repeat < 64 ? m.bits[0] & ((1ull << per_repeat) - 1) : m.bits[0];
+  *hi = per_repeat <= 64    ? 0
+        : per_repeat < 128 ? m.bits[1] & ((1ull << (per_repeat - 64)) - 1)
+                           : m.bits[1];
+}
+// Returns one past the highest active lane below `per_repeat` of a normal-mode mask (0 when no
+// lane is active).
+inline uint32_t ActiveEnd(const RepeatMask& m, uint32_t per_repeat) {
+  if (per_repeat > 128) {
+    uint32_t end = 0;
+    for (uint32_t e = 0; e < per_repeat; ++e) end = Active(m, e) ? e + 1 : end;
+    return end;
+  }
+  uint64_t lo, hi;
+  LaneWords(m, per_repeat, &lo, &hi);
+  if (hi != 0) return 128 - static_cast<uint32_t>(std::countl_zero(hi));
+  return 64 - static_cast<uint32_t>(std::countl_zero(lo));
+}
+// Returns how many lanes from lane 0 on are active (below `per_repeat`) in a normal-mode mask.
+inline uint32_t ActivePrefix(const RepeatMask& m, uint32_t per_repeat) {
+  if (per_repeat > 128) {
+    uint32_t n = 0;
+    while (n < per_repeat && Active(m, n)) ++n;
+    return n;
+  }
+  uint64_t lo, hi;
+  LaneWords(m, per_repeat, &lo, &hi);
+  const uint32_t n = static_cast<uint32_t>(std::countr_one(lo));
+  return n == 64 ? 64 + static_cast<uint32_t>(std::countr_one(hi)) : n;
+}
+
+// Runs of one length, one per repeat: run r of operand k starts at base[k] + r * pitch[k] bytes;
+// an operand whose bit k is set in `block` is the 32-byte DataBlock there repeated along the run
+// (block stride 0).
+struct RowRuns {
+  uint8_t* base[4] = {};
+  uint64_t pitch[4] = {};
+  uint64_t len = 0;
+  uint32_t rows = 0;
+  unsigned block = 0;
+};
+
 // Validates strides, repeat count and every operand's extent, then calls
 // fn(ptrs[0..nops), n) for each maximal run of active elements that is contiguous in every
 // operand. Returns the number of elements processed. `per_repeat` is elements per repeat.
+// When fn also takes a RowRuns, calls made one per repeat with the same length (operands with
+// adjacent or repeated blocks and a prefix mask) come as one fn(RowRuns) instead, in the same
+// order; a repeated block is then fn's to spread (it may overlap the destination).
 template <int N, typename Fn>
 uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& mask,
                     uint32_t repeat, const char* api, const SrcLoc& loc, Fn&& fn);
@@ -194,10 +243,30 @@ uint64_t ForEachRun(Operand (&ops)[N], uint32_t per_repeat, const RepeatMask& ma
   }
   uint32_t prefix = per_repeat;  // active lanes of a normal-mode mask, when they are a prefix
   if (run_per_repeat && !mask.counter) {
-    prefix = 0;
-    while (prefix < per_repeat && Active(mask, prefix)) ++prefix;
-    for (uint32_t e = prefix; e < per_repeat && run_per_repeat; ++e) {
-      run_per_repeat = !Active(mask, e);
+    prefix = ActivePrefix(mask, per_repeat);
+    run_per_repeat = ActiveEnd(mask, per_repeat) == prefix;
+  }
+  if constexpr (std::is_invocable_v<Fn&, const RowRuns&>) {
+    if (run_per_repeat) {
+      RowRuns rr;
+      for (int k = 0; k < N; ++k) {
+        rr.base[k] = ops[k].base;
+        rr.pitch[k] = uint64_t{ops[k].rep_stride} * 32;
+        if (ops[k].blk_stride == 0) rr.block |= 1u << k;
+      }
+      // Normal mode: every repeat covers the prefix. Counter mode: whole repeats, then the rest.
+      rr.len = mask.counter ? per_repeat : prefix;
+      rr.rows = mask.counter ? static_cast<uint32_t>(mask.count / per_repeat) : repeat;
+      if (rr.rows > 0 && rr.len > 0) fn(static_cast<const RowRuns&>(rr));
+      processed = uint64_t{rr.rows} * rr.len;
+      if (mask.counter && mask.count % per_repeat != 0) {
+        for (int k = 0; k < N; ++k) rr.base[k] += uint64_t{rr.rows} * rr.pitch[k];
+        rr.len = mask.count % per_repeat;
+        rr.rows = 1;
+        fn(static_cast<const RowRuns&>(rr));
+        processed += rr.len;
+      }
+      return processed;
     }
   }
   if (run_per_repeat) {

@@ -136,6 +136,26 @@ struct Level0Strides {
   uint32_t rep[3] = {8, 8, 8};
 };
 
+// The engine calls of a level-0 op on N operands (dst, src0, src1): a contiguous run, or one
+// call for runs one per repeat (a row op over a tile; see ForEachRun).
+template <int N>
+struct VecRuns {
+  VecOp op;
+  aicore::DType dt;
+  Scalar s;
+  void operator()(uint8_t* const* p, uint64_t len) const {
+    uint8_t* src0 = nullptr;
+    uint8_t* src1 = nullptr;
+    if constexpr (N > 1) src0 = p[1];
+    if constexpr (N > 2) src1 = p[2];
+    aicore::kernel::engine::Elementwise(op, dt, p[0], src0, src1, s, len);
+  }
+  void operator()(const RowRuns& rr) const {
+    aicore::kernel::engine::ElementwiseRows(op, dt, rr.base[0], rr.base[1], rr.base[2], s, rr.len,
+                                            rr.rows, rr.pitch, rr.block);
+  }
+};
+
 // Level-0 form: op over the mask-selected elements of `repeat` repeats.
 template <typename T>
 void VecMasked(VecOp op, const char* api, const LocalTensor<T>& dst, const LocalTensor<T>* src0,
@@ -144,9 +164,10 @@ void VecMasked(VecOp op, const char* api, const LocalTensor<T>& dst, const Local
                const SrcLoc& loc) {
   static_assert(sizeof(T) >= 2, "level-0 vector forms take 16- or 32-bit elements");
   CheckSupported<T>(op, api, loc);
-  CheckVecOperand(dst, api, "dst", loc);
-  if (src0) CheckVecOperand(*src0, api, "src0", loc);
-  if (src1) CheckVecOperand(*src1, api, "src1", loc);
+  auto& core = Core();
+  CheckVecOperand(core, dst, api, "dst", loc);
+  if (src0) CheckVecOperand(core, *src0, api, "src0", loc);
+  if (src1) CheckVecOperand(core, *src1, api, "src1", loc);
   constexpr uint32_t kPerRepeat = 256 / sizeof(T);
   const RepeatMask mask = ResolveMask(is_set_mask, bit_mask, cont_mask, kPerRepeat, api, loc);
   const aicore::DType dt = aicore::DTypeOf<T>();
@@ -157,21 +178,14 @@ void VecMasked(VecOp op, const char* api, const LocalTensor<T>& dst, const Local
   uint64_t n = 0;
   if (src1) {
     Operand ops[3] = {op_of(dst, 0), op_of(*src0, 1), op_of(*src1, 2)};
-    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
-      aicore::kernel::engine::Elementwise(op, dt, p[0], p[1], p[2], s, len);
-    });
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, VecRuns<3>{op, dt, s});
   } else if (src0) {
     Operand ops[2] = {op_of(dst, 0), op_of(*src0, 1)};
-    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
-      aicore::kernel::engine::Elementwise(op, dt, p[0], p[1], nullptr, s, len);
-    });
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, VecRuns<2>{op, dt, s});
   } else {
     Operand ops[1] = {op_of(dst, 0)};
-    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, [&](uint8_t* const* p, uint64_t len) {
-      aicore::kernel::engine::Elementwise(op, dt, p[0], nullptr, nullptr, s, len);
-    });
+    n = ForEachRun(ops, kPerRepeat, mask, repeat, api, loc, VecRuns<1>{op, dt, s});
   }
-  auto& core = Core();
   AICORE_ISSUE(core, VecInstr(core, api, dt, dst.data(), dst.bytes(), src0 ? src0->data() : nullptr,
                               src0 ? src0->bytes() : 0, src1 ? src1->data() : nullptr,
                               src1 ? src1->bytes() : 0, n, repeat, loc));

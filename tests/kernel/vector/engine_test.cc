@@ -24,9 +24,14 @@ namespace aicore::kernel::engine {
   namespace ns {                                                                                \
   void Elementwise(VecOp op, DType dt, void* dst, const void* src0, const void* src1, Scalar s, \
                    size_t n);                                                                   \
+  void ElementwiseRows(VecOp op, DType dt, void* dst, const void* src0, const void* src1,       \
+                       Scalar s, size_t n, size_t rows, const uint64_t pitch[3],                \
+                       unsigned block_sources);                                                 \
   void Cast(DType dst_dt, DType src_dt, Round r, void* dst, const void* src, size_t n);         \
   float ReduceSumF32(const float* src, size_t n);                                               \
   float ReduceExtremeF32(bool max, const float* src, size_t n);                                 \
+  void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float* src,         \
+                      size_t src_pitch, size_t repeats);                                        \
   }
 AICORE_DECLARE_ISA(isa_portable)
 #if defined(__x86_64__)
@@ -40,23 +45,28 @@ namespace {
 struct Variant {
   const char* name;
   decltype(&isa_portable::Elementwise) elementwise;
+  decltype(&isa_portable::ElementwiseRows) rows;
   decltype(&isa_portable::Cast) cast;
   decltype(&isa_portable::ReduceSumF32) sum;
   decltype(&isa_portable::ReduceExtremeF32) extreme;
+  decltype(&isa_portable::BlockReduceF32) block_reduce;
 };
 
 // The variants this host can run, portable first.
 std::vector<Variant> Variants() {
-  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::Cast,
-                             isa_portable::ReduceSumF32, isa_portable::ReduceExtremeF32}};
+  std::vector<Variant> v = {{"portable", isa_portable::Elementwise, isa_portable::ElementwiseRows,
+                             isa_portable::Cast,
+                             isa_portable::ReduceSumF32, isa_portable::ReduceExtremeF32,
+                             isa_portable::BlockReduceF32}};
 #if defined(__x86_64__)
   if (DetectedIsa() >= Isa::kAvx2) {
-    v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::Cast, isa_avx2::ReduceSumF32,
-                 isa_avx2::ReduceExtremeF32});
+    v.push_back({"avx2", isa_avx2::Elementwise, isa_avx2::ElementwiseRows, isa_avx2::Cast, isa_avx2::ReduceSumF32,
+                 isa_avx2::ReduceExtremeF32, isa_avx2::BlockReduceF32});
   }
   if (DetectedIsa() >= Isa::kAvx512) {
-    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::Cast, isa_avx512::ReduceSumF32,
-                 isa_avx512::ReduceExtremeF32});
+    v.push_back({"avx512", isa_avx512::Elementwise, isa_avx512::ElementwiseRows,
+                 isa_avx512::Cast, isa_avx512::ReduceSumF32,
+                 isa_avx512::ReduceExtremeF32, isa_avx512::BlockReduceF32});
   }
 #endif
   return v;
@@ -363,6 +373,128 @@ TEST(EngineIsa, ReductionsMatchTheTreeAndAgreeBitForBit) {
     }
   }
   EXPECT_GT(cases, 0);
+}
+
+TEST(EngineIsa, BlockReductionsMatchTheBlockTreeAndAgreeBitForBit) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> f(-1e4f, 1e4f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  constexpr size_t kRepeats = 37, kPitch = 80;  // floats; the source's repeats 80 apart
+  std::vector<float> x(kRepeats * kPitch);
+  for (size_t i = 0; i < x.size(); ++i) {
+    // Per DataBlock (8 floats) a pattern: random, NaNs sprinkled, all NaN (with a payload), a
+    // zero extreme (-0 first or +0 first), all -inf, all +inf, +-inf mixed with NaN.
+    const size_t block = i / 8, e = i % 8;
+    float v = f(rng);
+    switch (block % 9) {
+      case 1: v = e % 3 == 0 ? nan : v; break;
+      case 2: v = std::bit_cast<float>(0x7fc00000u + static_cast<uint32_t>(block)); break;
+      case 3: v = e == 2 ? -0.0f : (e == 5 ? 0.0f : -std::fabs(v) - 1.0f); break;
+      case 4: v = e == 1 ? 0.0f : (e == 6 ? -0.0f : std::fabs(v) + 1.0f); break;
+      case 5: v = -inf; break;
+      case 6: v = inf; break;
+      case 7: v = e % 2 ? nan : (e % 4 ? inf : -inf); break;
+      default: break;
+    }
+    x[i] = v;
+  }
+  const BlockReduceOp ops[] = {BlockReduceOp::kMax, BlockReduceOp::kMin, BlockReduceOp::kSum};
+  for (BlockReduceOp op : ops) {
+    std::vector<uint32_t> want;
+    for (size_t r = 0; r < kRepeats; ++r) {
+      for (size_t k = 0; k < 8; ++k) {
+        const float* b = x.data() + r * kPitch + 8 * k;
+        float v;
+        if (op == BlockReduceOp::kSum) {
+          v = ((b[0] + b[1]) + (b[2] + b[3])) + ((b[4] + b[5]) + (b[6] + b[7]));
+        } else {
+          v = ExtremeRef(op == BlockReduceOp::kMax, b, 8);
+        }
+        want.push_back(std::bit_cast<uint32_t>(v));
+      }
+    }
+    for (const Variant& v : Variants()) {
+      // Results 16 floats apart (dstRepStride 2); the gaps keep their sentinel.
+      std::vector<float> out(kRepeats * 16, -7.0f);
+      v.block_reduce(op, out.data(), 16 * sizeof(float), x.data(), kPitch * sizeof(float),
+                     kRepeats);
+      for (size_t r = 0; r < kRepeats; ++r) {
+        for (size_t k = 0; k < 16; ++k) {
+          const uint32_t got = std::bit_cast<uint32_t>(out[r * 16 + k]);
+          const uint32_t expect = k < 8 ? want[r * 8 + k] : std::bit_cast<uint32_t>(-7.0f);
+          EXPECT_EQ(got, expect) << v.name << " op " << static_cast<int>(op) << " repeat " << r
+                                 << " block " << k;
+        }
+      }
+      // In place, results over the source: each repeat is read before it is written.
+      std::vector<float> in_place = x;
+      v.block_reduce(op, in_place.data(), kPitch * sizeof(float), in_place.data(),
+                     kPitch * sizeof(float), kRepeats);
+      for (size_t r = 0; r < kRepeats; ++r) {
+        for (size_t k = 0; k < 8; ++k) {
+          EXPECT_EQ(std::bit_cast<uint32_t>(in_place[r * kPitch + k]), want[r * 8 + k])
+              << v.name << " in place, op " << static_cast<int>(op) << " repeat " << r;
+        }
+      }
+    }
+  }
+}
+
+// ElementwiseRows equals one Elementwise call per run (the portable one), a repeated DataBlock
+// spread over the run first, for every ISA; in place and with tails too.
+TEST(EngineIsa, RowsMatchOneCallPerRunWithBlocksSpread) {
+  std::mt19937 rng(23);
+  const VecOp ops[] = {VecOp::kAdd, VecOp::kSub, VecOp::kMul, VecOp::kDiv,
+                       VecOp::kMax, VecOp::kMin, VecOp::kExp, VecOp::kAdds};
+  for (DType dt : {DType::kF32, DType::kF16, DType::kI32}) {
+    const size_t es = DTypeSize(dt), per_repeat = 256 / es;
+    for (VecOp op : ops) {
+      if (!VecOpSupports(op, dt)) continue;
+      for (size_t n : {per_repeat, per_repeat - 3, size_t{5}}) {
+        for (unsigned block : {0u, 2u, 4u}) {
+          for (bool in_place : {false, true}) {
+            constexpr size_t kRows = 9;
+            const uint64_t pitch[3] = {320, in_place ? 320u : 288u, block == 4 ? 32u : 352u};
+            std::vector<uint8_t> a = RandomBytes(dt, kRows * 352 / es + 64, rng);
+            std::vector<uint8_t> b = RandomBytes(dt, kRows * 352 / es + 64, rng);
+            std::vector<uint8_t> want(kRows * 320 + 256, 0xab);
+            Scalar sc;
+            sc.f = 1.75;
+            sc.i = 3;
+            // The reference: spread each block, then one portable call per run.
+            for (size_t r = 0; r < kRows; ++r) {
+              std::vector<uint8_t> x(256), y(256);
+              const uint8_t* pa = (in_place ? want.data() : a.data()) + r * pitch[1];
+              const uint8_t* pb = b.data() + r * pitch[2];
+              if (in_place) std::memcpy(want.data() + r * 320, a.data() + r * 288, 256);
+              if (block == 2) {
+                for (size_t o = 0; o < 256; o += 32) std::memcpy(x.data() + o, pa, 32);
+                pa = x.data();
+              }
+              if (block == 4) {
+                for (size_t o = 0; o < 256; o += 32) std::memcpy(y.data() + o, pb, 32);
+                pb = y.data();
+              }
+              isa_portable::Elementwise(op, dt, want.data() + r * 320, pa, pb, sc, n);
+            }
+            for (const Variant& v : Variants()) {
+              std::vector<uint8_t> got(want.size(), 0xab);
+              if (in_place) {
+                for (size_t r = 0; r < kRows; ++r) {
+                  std::memcpy(got.data() + r * 320, a.data() + r * 288, 256);
+                }
+              }
+              v.rows(op, dt, got.data(), in_place ? got.data() : a.data(), b.data(), sc, n, kRows,
+                     pitch, block);
+              EXPECT_EQ(got, want) << v.name << " " << VecOpName(op) << " " << DTypeName(dt)
+                                   << " n=" << n << " block=" << block << " in_place=" << in_place;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(EngineIsa, ZeroLengthIsANoOp) {

@@ -361,6 +361,73 @@ TYPED_TEST(ReduceTest, CounterModeWholeReduceSum) {
   }
 }
 
+// Full repeats of adjacent blocks take BlockOrPairReduce's flag-free path (for float the engine's
+// vector loop); counter mode over the same elements takes the per-lane path. Both give the same
+// bits, NaNs (all-NaN blocks report their first), signed zeros (the first wins) and infinities
+// included, in place too.
+TYPED_TEST(ReduceTest, BlockReduceFullRepeatsMatchThePerLanePathBitForBit) {
+  using T = TypeParam;
+  constexpr uint32_t kPer = 256 / sizeof(T);
+  constexpr int kRepeats = 21, kRep = 9;  // srcRepStride 9: repeats not dense
+  const size_t n = size_t{kRepeats} * kRep * 32 / sizeof(T);
+  std::vector<T> x = RandomValues<T>(n, 77);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t block = i / (32 / sizeof(T)), e = i % (32 / sizeof(T));
+    float v = static_cast<float>(x[i]);
+    switch (block % 7) {
+      case 1: v = e % 3 == 0 ? std::nanf("") : v; break;
+      case 2: v = std::nanf(""); break;
+      case 3: v = e == 1 ? -0.0f : (e == 4 ? 0.0f : -std::fabs(v) - 1.0f); break;
+      case 4: v = e == 2 ? 0.0f : (e == 3 ? -0.0f : std::fabs(v) + 1.0f); break;
+      case 5: v = e % 2 ? -inf : inf; break;
+      default: break;
+    }
+    x[i] = static_cast<T>(v);
+  }
+  auto bits = [](const std::vector<T>& v) {
+    std::vector<uint32_t> b;
+    for (const T& t : v) {
+      uint32_t u = 0;
+      std::memcpy(&u, &t, sizeof(T));
+      b.push_back(u);
+    }
+    return b;
+  };
+  const size_t dst_n = size_t{kRepeats} * 8;
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<T> fast, lanes, in_place;
+    auto st = RunOnUb([&](UbArena& ub) {
+      auto src = ub.Load(x);
+      auto d_fast = ub.Load(std::vector<T>(dst_n, static_cast<T>(-5.0f)));
+      auto d_lanes = ub.Load(std::vector<T>(dst_n, static_cast<T>(-5.0f)));
+      auto run = [&](const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& s,
+                     uint64_t mask, int dst_rep) {
+        if (kind == 0) AscendC::BlockReduceMax(dst, s, kRepeats, mask, dst_rep, 1, kRep);
+        if (kind == 1) AscendC::BlockReduceMin(dst, s, kRepeats, mask, dst_rep, 1, kRep);
+        if (kind == 2) AscendC::BlockReduceSum(dst, s, kRepeats, mask, dst_rep, 1, kRep);
+      };
+      run(d_fast, src, kPer, 1);
+      AscendC::SetMaskCount();
+      run(d_lanes, src, uint64_t{kRepeats} * kPer, 1);
+      AscendC::SetMaskNorm();
+      // In place: repeat r's results over its own first elements (dstRepStride counts 8 results).
+      run(src, src, kPer, kRep * 4 / static_cast<int>(sizeof(T)));
+      fast = FromTensor(d_fast, dst_n);
+      lanes = FromTensor(d_lanes, dst_n);
+      in_place = FromTensor(src, n);
+    });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(bits(fast), bits(lanes)) << "kind " << kind;
+    for (int r = 0; r < kRepeats; ++r) {
+      for (int k = 0; k < 8; ++k) {
+        EXPECT_EQ(bits({in_place[r * kRep * 32 / sizeof(T) + k]})[0], bits({fast[r * 8 + k]})[0])
+            << "in place, kind " << kind << " repeat " << r << " block " << k;
+      }
+    }
+  }
+}
+
 // Regression: BlockReduceSum/ReduceDataBlock on half placed repeat r at r * dstRepStride * 32 B;
 // the docs' unit is one repeat's output, 16 B for half. dstRepStride 1 packs the results densely.
 TEST(ReduceRegression, DataBlockDstRepStrideIsOneRepeatOfOutput) {
