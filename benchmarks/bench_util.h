@@ -2,6 +2,7 @@
 // (STREAM's rule: each array at least 4x the last-level cache) and host buffers for them.
 #pragma once
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -11,6 +12,13 @@
 #include <string>
 
 namespace aicore::bench {
+
+// Returns the CPU seconds every thread of this process has used so far.
+inline double ProcessCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 // Returns the last-level cache size in bytes (sysconf, then sysfs), or 32 MiB when unknown.
 inline uint64_t LastLevelCacheBytes() {

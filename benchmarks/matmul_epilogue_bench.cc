@@ -14,7 +14,6 @@
 // scratchpad; on the 2-vCPU VM, where fresh pages are slow, 0.1-0.4 s at 4096^3. Its
 // process CPU seconds are the counter first_call_s of every rep.
 #include <benchmark/benchmark.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +22,7 @@
 #include <unordered_map>
 
 #include "acl/acl.h"
+#include "benchmarks/bench_util.h"
 #include "aicore/ops/ops.h"
 #include "aicore/sim/scheduler.h"
 #include "dnnl.hpp"
@@ -68,11 +68,7 @@ void SetFlops(benchmark::State& state, const Shape& s) {
       benchmark::Counter(s.Flops(), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-double ProcessCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+using aicore::bench::ProcessCpuSeconds;
 
 // Runs `call` once, untimed, the first time `row` asks, and sets first_call_s to the process CPU
 // seconds that first call took. Returns false when the call failed.

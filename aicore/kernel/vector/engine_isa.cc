@@ -997,7 +997,8 @@ void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float*
     if (op == BlockReduceOp::kSum) {
       // The block's tree: pairs, then pairs of pairs, then the two halves (as TreeSum64V).
       const __m512 q = PairSums(PairSums(a0, a1), PairSums(a2, a3));  // 16 sums of 4
-      _mm256_storeu_ps(out, _mm512_castps512_ps256(PairSums(q, q)));
+      // Lanes 0..7 by a masked store: GCC 12 warns (its PR 105593) on _mm512_castps512_ps256.
+      _mm512_mask_storeu_ps(out, 0xff, PairSums(q, q));
       continue;
     }
     // NaNs read as the identity (-inf for max), then a tree of max/min. The result is the
@@ -1016,7 +1017,7 @@ void BlockReduceF32(BlockReduceOp op, float* dst, size_t dst_pitch, const float*
         (_mm512_cmp_ps_mask(m, _mm512_setzero_ps(), _CMP_EQ_OQ) |
          _mm512_cmp_ps_mask(m, id, _CMP_EQ_OQ)) & 0xff);
     alignas(32) float res[kBlockFloats];
-    _mm256_store_ps(res, _mm512_castps512_ps256(m));
+    _mm512_mask_storeu_ps(res, 0xff, m);
     for (unsigned bits = redo; bits != 0; bits &= bits - 1) {
       const unsigned k = static_cast<unsigned>(__builtin_ctz(bits));
       res[k] = ExtremeScalar(max, in + k * kBlockFloats, kBlockFloats);
