@@ -84,15 +84,20 @@ void MemoryCounters(benchmark::State& state, size_t before) {
   state.counters["extra_peak_bytes"] = static_cast<double>(stats.peak_allocated - before);
 }
 
-// Makes the rep's untimed first `call` (see the top of this file) and sets first_call_s. Returns
-// false, with the row skipped, when it failed.
+// Runs the rep: its untimed first `call` (see the top of this file; counter first_call_s), then
+// the timed ones. A failed call skips the row with its message.
 template <class Call>
-bool WarmUp(benchmark::State& state, Call call) {
+void TimeCalls(benchmark::State& state, Call call) {
   const double t0 = aicore::bench::ProcessCpuSeconds();
-  const aicore::Status st = call();
+  aicore::Status st = call();
   state.counters["first_call_s"] = aicore::bench::ProcessCpuSeconds() - t0;
-  if (!st.ok()) state.SkipWithError(st.ToString().c_str());
-  return st.ok();
+  for (auto _ : state) {
+    if (st.ok()) st = call();
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      break;
+    }
+  }
 }
 
 double UsefulFlops(const Shape& s, bool causal) {
@@ -129,15 +134,7 @@ void BM_Flash(benchmark::State& state, Shape s, bool causal, DType dt, int threa
     const aicore::Status sync = aicore::rt::StreamSynchronize(nullptr);
     return st.ok() ? sync : st;
   };
-  if (WarmUp(state, call)) {
-    for (auto _ : state) {
-      const aicore::Status st = call();
-      if (!st.ok()) {
-        state.SkipWithError(st.ToString().c_str());
-        break;
-      }
-    }
-  }
+  TimeCalls(state, call);
   MemoryCounters(state, before);
   state.counters["flops_per_s"] =
       benchmark::Counter(UsefulFlops(s, causal) * static_cast<double>(state.iterations()),
@@ -169,15 +166,7 @@ void BM_Unfused(benchmark::State& state, Shape s, bool causal, int threads) {
         DenseRef(v, DType::kF32, shape), causal ? &bias_ref : nullptr,
         1.0 / std::sqrt(static_cast<double>(s.d)), DenseRef(o, DType::kF32, shape));
   };
-  if (WarmUp(state, call)) {
-    for (auto _ : state) {
-      const aicore::Status st = call();
-      if (!st.ok()) {
-        state.SkipWithError(st.ToString().c_str());
-        break;
-      }
-    }
-  }
+  TimeCalls(state, call);
   MemoryCounters(state, before);
   state.counters["flops_per_s"] =
       benchmark::Counter(UsefulFlops(s, causal) * static_cast<double>(state.iterations()),

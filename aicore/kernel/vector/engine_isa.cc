@@ -719,6 +719,13 @@ void Cast16ToInt32(Round r, int32_t* dst, const T16* src, size_t n) {
 
 }  // namespace
 
+// Every VecOp but kCount, for the switches that turn a run-time op into a template argument.
+#define AICORE_VEC_OPS(X)                                                                   \
+  X(kAdd) X(kSub) X(kMul) X(kDiv) X(kMax) X(kMin) X(kAnd) X(kOr) X(kAddRelu) X(kSubRelu)    \
+  X(kAdds) X(kMuls) X(kMaxs) X(kMins) X(kSubs) X(kDivs) X(kLeakyRelu) X(kShiftLeft)         \
+  X(kShiftRight) X(kExp) X(kLn) X(kAbs) X(kSqrt) X(kRsqrt) X(kReciprocal) X(kRelu) X(kNot)  \
+  X(kNeg) X(kCopy) X(kDuplicate) X(kAxpy)
+
 void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Scalar s,
                  size_t n) {
   switch (op) {
@@ -726,16 +733,7 @@ void Elementwise(VecOp op, DType dt, void* dst, const void* a, const void* b, Sc
   case VecOp::O:          \
     RunTyped<VecOp::O>(dt, dst, a, b, s, n); \
     return;
-    AICORE_OP_CASE(kAdd) AICORE_OP_CASE(kSub) AICORE_OP_CASE(kMul) AICORE_OP_CASE(kDiv)
-    AICORE_OP_CASE(kMax) AICORE_OP_CASE(kMin) AICORE_OP_CASE(kAnd) AICORE_OP_CASE(kOr)
-    AICORE_OP_CASE(kAddRelu) AICORE_OP_CASE(kSubRelu)
-    AICORE_OP_CASE(kAdds) AICORE_OP_CASE(kMuls) AICORE_OP_CASE(kMaxs) AICORE_OP_CASE(kMins)
-    AICORE_OP_CASE(kSubs) AICORE_OP_CASE(kDivs) AICORE_OP_CASE(kLeakyRelu)
-    AICORE_OP_CASE(kShiftLeft) AICORE_OP_CASE(kShiftRight)
-    AICORE_OP_CASE(kExp) AICORE_OP_CASE(kLn) AICORE_OP_CASE(kAbs) AICORE_OP_CASE(kSqrt)
-    AICORE_OP_CASE(kRsqrt) AICORE_OP_CASE(kReciprocal) AICORE_OP_CASE(kRelu)
-    AICORE_OP_CASE(kNot) AICORE_OP_CASE(kNeg) AICORE_OP_CASE(kCopy)
-    AICORE_OP_CASE(kDuplicate) AICORE_OP_CASE(kAxpy)
+    AICORE_VEC_OPS(AICORE_OP_CASE)
 #undef AICORE_OP_CASE
     case VecOp::kCount:
       return;
@@ -809,16 +807,7 @@ void ElementwiseRows(VecOp op, DType dt, void* dst, const void* a, const void* b
   case VecOp::O:                                                               \
     RunRows<VecOp::O>(dt, d, pa, pb, s, n, rows, pitch, block_sources);        \
     return;
-    AICORE_OP_CASE(kAdd) AICORE_OP_CASE(kSub) AICORE_OP_CASE(kMul) AICORE_OP_CASE(kDiv)
-    AICORE_OP_CASE(kMax) AICORE_OP_CASE(kMin) AICORE_OP_CASE(kAnd) AICORE_OP_CASE(kOr)
-    AICORE_OP_CASE(kAddRelu) AICORE_OP_CASE(kSubRelu)
-    AICORE_OP_CASE(kAdds) AICORE_OP_CASE(kMuls) AICORE_OP_CASE(kMaxs) AICORE_OP_CASE(kMins)
-    AICORE_OP_CASE(kSubs) AICORE_OP_CASE(kDivs) AICORE_OP_CASE(kLeakyRelu)
-    AICORE_OP_CASE(kShiftLeft) AICORE_OP_CASE(kShiftRight)
-    AICORE_OP_CASE(kExp) AICORE_OP_CASE(kLn) AICORE_OP_CASE(kAbs) AICORE_OP_CASE(kSqrt)
-    AICORE_OP_CASE(kRsqrt) AICORE_OP_CASE(kReciprocal) AICORE_OP_CASE(kRelu)
-    AICORE_OP_CASE(kNot) AICORE_OP_CASE(kNeg) AICORE_OP_CASE(kCopy)
-    AICORE_OP_CASE(kDuplicate) AICORE_OP_CASE(kAxpy)
+    AICORE_VEC_OPS(AICORE_OP_CASE)
 #undef AICORE_OP_CASE
     case VecOp::kCount:
       return;
