@@ -354,6 +354,21 @@ uint32_t PanelCols(uint32_t rest) {
   return rest > kNr && rest <= kNr + 16 ? 32 : std::min(kNr, rest);
 }
 
+// The packed block of `j`'s A (operand 0: rows x cols from element `src`) or B (operand 1) in
+// `floats` floats: from the launch's panel cache when the job caches that operand (Note [Packed
+// panel cache]; `key` holds the type and element size), else `scratch`, to pack into.
+PanelRef OperandBlock(const GemmJob& j, PanelKey key, uint8_t operand, const void* src,
+                      uint32_t rows, uint32_t cols, size_t floats, float* scratch) {
+  key.operand = operand;
+  key.src = src;
+  key.rows = rows;
+  key.cols = cols;
+  key.rs = operand == 0 ? j.a_rs : j.b_rs;
+  key.cs = operand == 0 ? j.a_cs : j.b_cs;
+  const bool cached = operand == 0 ? j.cache_a : j.cache_b;
+  return cached ? AcquirePanel(key, floats, scratch) : PanelRef(scratch, true, nullptr);
+}
+
 template <typename S>
 void Gemm(const GemmJob& j) {
   const auto* a = static_cast<const S*>(j.a);
@@ -373,15 +388,8 @@ void Gemm(const GemmJob& j) {
     for (uint32_t pc = 0; pc < j.k; pc += kKc) {
       const uint32_t kc = std::min(kKc, j.k - pc);
       const Init init = pc > 0 ? Init::kLoad : j.bias != nullptr ? Init::kBias : Init::kZero;
-      key.operand = 1;
-      key.src = b + pc * j.b_rs + jc * j.b_cs;
-      key.rows = kc;
-      key.cols = nc;
-      key.rs = j.b_rs;
-      key.cs = j.b_cs;
-      PanelRef bref = j.cache_b ? AcquirePanel(key, size_t{kc} * ((nc + kNr - 1) / kNr * kNr),
-                                               bscratch)
-                                : PanelRef(bscratch, true, nullptr);
+      PanelRef bref = OperandBlock(j, key, 1, b + pc * j.b_rs + jc * j.b_cs, kc, nc,
+                                   size_t{kc} * ((nc + kNr - 1) / kNr * kNr), bscratch);
       float* const bpack = bref.data();
       // A B block other blocks wait for (row-major B) is packed whole, row by row, and published
       // at once; any other is packed panel by panel as the first A block reaches it.
@@ -392,15 +400,8 @@ void Gemm(const GemmJob& j) {
       }
       for (uint32_t ic = 0; ic < j.m; ic += kMc) {
         const uint32_t mc = std::min(kMc, j.m - ic);
-        key.operand = 0;
-        key.src = a + ic * j.a_rs + pc * j.a_cs;
-        key.rows = mc;
-        key.cols = kc;
-        key.rs = j.a_rs;
-        key.cs = j.a_cs;
-        const PanelRef aref =
-            j.cache_a ? AcquirePanel(key, size_t{kc} * ((mc + kMr - 1) / kMr * kMr), ascratch)
-                      : PanelRef(ascratch, true, nullptr);
+        const PanelRef aref = OperandBlock(j, key, 0, a + ic * j.a_rs + pc * j.a_cs, mc, kc,
+                                           size_t{kc} * ((mc + kMr - 1) / kMr * kMr), ascratch);
         if (aref.must_pack()) PackA(j, a, ic, mc, pc, kc, aref.data());
         const float* const apack = aref.data();
         // The first A block packs each B panel just before its tiles (L1/L2-hot), unless the
@@ -734,15 +735,9 @@ void GemmBf16Amx(const GemmJob& j) {
       const uint32_t kc = std::min(kAmxKc, j.k - pc);
       const uint32_t ksteps = (kc + 31) / 32;
       const Init init = pc > 0 ? Init::kLoad : j.bias != nullptr ? Init::kBias : Init::kZero;
-      key.operand = 1;
-      key.src = b + pc * j.b_rs + jc * j.b_cs;
-      key.rows = kc;
-      key.cols = nc;
-      key.rs = j.b_rs;
-      key.cs = j.b_cs;
-      const size_t bfloats = b_elems(ksteps, (nc + 31) / 32) / 2;
-      PanelRef bref = j.cache_b ? AcquirePanel(key, bfloats, reinterpret_cast<float*>(bscratch))
-                                : PanelRef(reinterpret_cast<float*>(bscratch), true, nullptr);
+      PanelRef bref = OperandBlock(j, key, 1, b + pc * j.b_rs + jc * j.b_cs, kc, nc,
+                                   b_elems(ksteps, (nc + 31) / 32) / 2,
+                                   reinterpret_cast<float*>(bscratch));
       auto* bpack = reinterpret_cast<uint16_t*>(bref.data());
       if (bref.must_pack()) {
         PackBAmx(j, b, pc, kc, jc, nc, bpack);
@@ -750,15 +745,9 @@ void GemmBf16Amx(const GemmJob& j) {
       }
       for (uint32_t ic = 0; ic < j.m; ic += kAmxMc) {
         const uint32_t mc = std::min(kAmxMc, j.m - ic);
-        key.operand = 0;
-        key.src = a + ic * j.a_rs + pc * j.a_cs;
-        key.rows = mc;
-        key.cols = kc;
-        key.rs = j.a_rs;
-        key.cs = j.a_cs;
-        const size_t afloats = a_elems(ksteps, (mc + 15) / 16) / 2;
-        PanelRef aref = j.cache_a ? AcquirePanel(key, afloats, reinterpret_cast<float*>(ascratch))
-                                  : PanelRef(reinterpret_cast<float*>(ascratch), true, nullptr);
+        PanelRef aref = OperandBlock(j, key, 0, a + ic * j.a_rs + pc * j.a_cs, mc, kc,
+                                     a_elems(ksteps, (mc + 15) / 16) / 2,
+                                     reinterpret_cast<float*>(ascratch));
         auto* apack = reinterpret_cast<uint16_t*>(aref.data());
         if (aref.must_pack()) {
           PackAAmx(j, a, ic, mc, pc, kc, apack);
