@@ -249,6 +249,18 @@ std::function<Status()> AttentionCall(const AttentionShape& s, DType dt, bool fu
   };
 }
 
+// Scales `row`, modeled on a slice of `slice_b` batches, by `scale`: the kernel bodies times
+// `scale`, the launch overheads once; its note names the slice and where its memory was taken.
+void ScaleSlice(const aicore::arch::Chip& chip, int64_t slice_b, int scale,
+                const std::string& memory_at, Row* row) {
+  const double overhead = row->out.overhead_us;
+  row->out.modeled_us = (row->out.modeled_us - overhead) * scale + overhead;
+  row->note = "modeled on b" + std::to_string(slice_b) + " (" +
+              std::to_string(row->out.max_blocks) + " blocks of " +
+              std::to_string(chip.aic_count) + " cube cores), x" + std::to_string(scale) +
+              "; memory at " + memory_at;
+}
+
 // The backward of one attention at `s` in `dt` (FlashAttentionBackward: the dQ and the dK/dV
 // launches), after an unprofiled forward that gives it its output and statistics. BNSD,
 // non-causal, as the forward's case. Modeled on `slice` batches of `full` as Attention.
@@ -288,11 +300,7 @@ void AttentionGrad(const aicore::arch::Chip& chip, const AttentionShape& full, i
   }
   aicore::rt::ReleaseDeviceMemory(0);
   if (scale > 1 && row.out.error.empty()) {
-    const double overhead = row.out.overhead_us;
-    row.out.modeled_us = (row.out.modeled_us - overhead) * scale + overhead;
-    row.note = "modeled on b" + std::to_string(s.b) + " (" + std::to_string(row.out.max_blocks) +
-               " blocks of " + std::to_string(chip.aic_count) + " cube cores), x" +
-               std::to_string(scale) + "; memory at b" + std::to_string(s.b);
+    ScaleSlice(chip, s.b, scale, "b" + std::to_string(s.b), &row);
   }
   rows->push_back(row);
 }
@@ -313,11 +321,7 @@ void Attention(const aicore::arch::Chip& chip, const AttentionShape& full, int64
     row.out = Measure(chip, call, aicore::rt::GetDeviceMemoryStats(0).allocated);
     aicore::rt::ReleaseDeviceMemory(0);
     if (scale > 1 && row.out.error.empty()) {
-      const double overhead = row.out.overhead_us;
-      row.out.modeled_us = (row.out.modeled_us - overhead) * scale + overhead;
-      row.note = "modeled on b" + std::to_string(s.b) + " (" + std::to_string(row.out.max_blocks) +
-                 " blocks of " + std::to_string(chip.aic_count) + " cube cores), x" +
-                 std::to_string(scale) + "; memory at the full shape";
+      ScaleSlice(chip, s.b, scale, "the full shape", &row);
       call = AttentionCall(full, dt, fused);
       const size_t before = aicore::rt::GetDeviceMemoryStats(0).allocated;
       Status st = call();
